@@ -1,0 +1,192 @@
+"""Source positions and the one error type every user-facing failure becomes.
+
+Every stage of schemac reports problems as :class:`Diagnostic` values that point
+at a :class:`Span` in an input file.  They are collected (never raised one at a
+time in the middle of a stage), sorted by position, and raised together as a
+:class:`SchemacError` at the stage boundary, so a user sees every mistake in a
+file in one run.  :func:`render` is the single place that turns a diagnostic
+into the ``file:line:col: error: ...`` text with the source line and a caret.
+
+This module imports nothing else from schemac: the IR, the front end, the
+passes and the backends all depend on it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+
+import attrs
+
+
+@attrs.frozen(order=True)
+class Span:
+    """A region of an input file; lines and columns count from 1.
+
+    ``end_column`` is exclusive, so a one-character span has
+    ``end_column == column + 1``.
+    """
+
+    file: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @classmethod
+    def point(cls, file: str, line: int, column: int, length: int = 1) -> Span:
+        return cls(file, line, column, line, column + max(length, 1))
+
+    def shifted(self, line: int, column: int) -> Span:
+        """This span re-anchored inside a text that starts at ``line:column``.
+
+        Used when a schema string is parsed on its own and its positions must be
+        moved to where the string stands in the YAML file.
+        """
+        first_line_shift = column - 1 if self.line == 1 else 0
+        last_line_shift = column - 1 if self.end_line == 1 else 0
+        return Span(
+            self.file,
+            self.line + line - 1,
+            self.column + first_line_shift,
+            self.end_line + line - 1,
+            self.end_column + last_line_shift,
+        )
+
+    def with_file(self, file: str) -> Span:
+        return attrs.evolve(self, file=file)
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+#: The span given to IR nodes that no input file describes (synthesised ones).
+NO_SPAN = Span("<generated>", 0, 0, 0, 0)
+
+
+class Severity(enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+
+@attrs.frozen
+class Diagnostic:
+    span: Span
+    message: str
+    hint: str | None = None
+    severity: Severity = Severity.ERROR
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.span.file, self.span.line, self.span.column, self.message)
+
+
+class SchemacError(Exception):
+    """Raised for any invalid input; carries every diagnostic found.
+
+    ``str()`` gives the diagnostics without source excerpts; use :func:`render`
+    (or :meth:`render`) for the full ``file:line:col`` report with carets.
+    """
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]) -> None:
+        ordered = tuple(sorted(diagnostics, key=Diagnostic.sort_key))
+        if not ordered:
+            raise ValueError("SchemacError needs at least one diagnostic")
+        self.diagnostics = ordered
+        super().__init__("\n".join(_headline(d) for d in ordered))
+
+    @property
+    def span(self) -> Span:
+        return self.diagnostics[0].span
+
+    def render(self, sources: Mapping[str, str] | None = None) -> str:
+        return render_all(self.diagnostics, sources)
+
+
+class SchemaSyntaxError(SchemacError):
+    """A schema string does not follow the grammar."""
+
+
+class SchemaSemanticError(SchemacError):
+    """A schema string parses but breaks a rule of the schema language."""
+
+
+class InputError(SchemacError):
+    """A YAML input file is malformed or names things that do not exist."""
+
+
+class PassError(SchemacError):
+    """A pass found the IR inconsistent (e.g. a structured delegate is missing)."""
+
+
+class DiagnosticSink:
+    """Collects diagnostics during one stage; raises them together at the end."""
+
+    def __init__(self) -> None:
+        self._items: list[Diagnostic] = []
+
+    def error(self, span: Span, message: str, hint: str | None = None) -> None:
+        self._items.append(Diagnostic(span, message, hint))
+
+    def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
+        self._items.extend(diagnostics)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        return tuple(self._items)
+
+    def raise_if_any(self, error_type: type[SchemacError] = InputError) -> None:
+        if self._items:
+            raise error_type(self._items)
+
+
+def _headline(diag: Diagnostic) -> str:
+    return f"{diag.span}: {diag.severity.value}: {diag.message}"
+
+
+def render(diag: Diagnostic, sources: Mapping[str, str] | None = None) -> str:
+    """``file:line:col: error: message``, the source line, a caret, a hint."""
+    lines = [_headline(diag)]
+    text = _source_text(diag.span.file, sources)
+    if text is not None and diag.span.line >= 1:
+        source_lines = text.splitlines()
+        if diag.span.line <= len(source_lines):
+            source_line = source_lines[diag.span.line - 1].expandtabs(1)
+            lines.append(f"  {source_line}")
+            width = 1
+            if diag.span.end_line == diag.span.line:
+                width = max(diag.span.end_column - diag.span.column, 1)
+            width = min(width, max(len(source_line) - diag.span.column + 1, 1))
+            lines.append("  " + " " * (diag.span.column - 1) + "^" * width)
+    if diag.hint:
+        lines.append(f"  hint: {diag.hint}")
+    return "\n".join(lines)
+
+
+def render_all(
+    diagnostics: Iterable[Diagnostic], sources: Mapping[str, str] | None = None
+) -> str:
+    return "\n".join(render(d, sources) for d in diagnostics)
+
+
+def _source_text(file: str, sources: Mapping[str, str] | None) -> str | None:
+    if sources is not None and file in sources:
+        return sources[file]
+    if file.startswith("<"):
+        return None
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:
+    """A ``did you mean 'x'?`` hint for the closest candidate, if any is close."""
+    import difflib
+
+    matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{matches[0]}'?" if matches else None

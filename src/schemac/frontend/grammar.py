@@ -1,0 +1,46 @@
+"""Loads the schema grammar, shipped inside the package, into one LALR parser.
+
+The grammar's source of truth is ``grammar/schema.lark`` at the top of the
+repository; the wheel build copies it to ``schemac/grammar/schema.lark``.  An
+editable install or a source checkout has no such copy, so the loader falls back
+to the repository file.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+
+from lark import Lark
+
+GRAMMAR_NAME = "schema.lark"
+
+#: The rules a parse may start at: a whole schema, or one piece of it.
+START_SYMBOLS = ("schema", "operator_name", "argument_item", "returns")
+
+
+def grammar_text() -> str:
+    packaged = resources.files("schemac").joinpath("grammar").joinpath(GRAMMAR_NAME)
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    checkout = Path(__file__).resolve().parents[3] / "grammar" / GRAMMAR_NAME
+    return checkout.read_text(encoding="utf-8")
+
+
+@functools.lru_cache(maxsize=None)
+def schema_parser() -> Lark:
+    """The LALR parser for schema strings, built once per process.
+
+    The tree is returned untransformed; :mod:`schemac.frontend.schema_parser`
+    turns it into IR.  Building an LALR table is the slow part, hence the memo;
+    it holds no state that changes behaviour.
+    """
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        strict=True,
+        maybe_placeholders=True,
+        start=list(START_SYMBOLS),
+    )

@@ -1,0 +1,484 @@
+"""Schema text -> :class:`~schemac.ir.schema.FunctionSchema`.
+
+The Lark grammar (``grammar/schema.lark``) decides what is well-formed text; the
+:class:`_ToIR` transformer below turns each grammar rule into the IR class of
+the same name, and checks the rules that are about meaning rather than spelling
+(unknown types, malformed operator names, misplaced out arguments).  Lark's
+exceptions are translated into schemac diagnostics here and nowhere else.
+
+Positions: the text is parsed on its own, so token columns are relative to the
+string; :func:`parse_schema` re-anchors every span at ``line:column`` of the
+file the string came from.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+
+from schemac.diagnostics import (
+    Diagnostic,
+    SchemacError,
+    SchemaSemanticError,
+    SchemaSyntaxError,
+    Span,
+    did_you_mean,
+)
+from schemac.frontend.grammar import schema_parser
+from schemac.ir.names import AUGMENTED_ASSIGNMENT_NAMES, FUNCTIONAL_SUFFIX, BaseOperatorName, OperatorName
+from schemac.ir.schema import Annotation, Argument, Arguments, FunctionSchema, Return
+from schemac.ir.types import (
+    BASE_TYPE_NAMES,
+    CUSTOM_CLASS_PREFIX,
+    BaseType,
+    CustomClassType,
+    ListType,
+    OptionalType,
+    Type,
+)
+
+_CUSTOM_CLASS_RE = re.compile(r"[A-Za-z0-9_.]+")
+
+
+class _Located:
+    """A value with the span it was parsed from, passed between rules."""
+
+    __slots__ = ("span", "value")
+
+    def __init__(self, value: object, span: Span) -> None:
+        self.value = value
+        self.span = span
+
+
+class _KwargMarker:
+    __slots__ = ("span",)
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+
+class _Problems(Exception):
+    """Carries semantic diagnostics out of the transformer."""
+
+    def __init__(self, diagnostics: list[Diagnostic]) -> None:
+        super().__init__(diagnostics)
+        self.diagnostics = diagnostics
+
+
+class _ToIR(Transformer[Token, FunctionSchema]):
+    def __init__(self, file: str, line: int, column: int, length: int = 0) -> None:
+        super().__init__(visit_tokens=False)
+        self._length = length
+        self._file = file
+        self._line = line
+        self._column = column
+        self.problems: list[Diagnostic] = []
+
+    # -- helpers -------------------------------------------------------------
+    def _span(self, first: Token, last: Token | None = None) -> Span:
+        last = last or first
+        end = (last.end_column or last.column + len(last)) if last.end_column else last.column + len(last)
+        return Span(self._file, first.line or 1, first.column or 1, last.end_line or 1, end).shifted(
+            self._line, self._column
+        )
+
+    @staticmethod
+    def _join(first: Span, last: Span) -> Span:
+        return Span(first.file, first.line, first.column, last.end_line, last.end_column)
+
+    def _problem(self, span: Span, message: str, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic(span, message, hint))
+
+    # -- schema ----------------------------------------------------------------
+    def argument_item(self, children: list[object]) -> object:
+        return children[0]
+
+    def schema(self, children: list[object]) -> FunctionSchema:
+        name, argument_list, _arrow, returns = children
+        assert isinstance(name, _Located)
+        arguments = argument_list if isinstance(argument_list, Arguments) else Arguments()
+        assert isinstance(returns, tuple)
+        if self.problems:
+            raise _Problems(self.problems)
+        return FunctionSchema(
+            name=name.value,  # type: ignore[arg-type]
+            arguments=arguments,
+            returns=returns,
+            span=Span(self._file, self._line, self._column, self._line, self._column + self._length),
+            name_span=name.span,
+        )
+
+    # -- names -----------------------------------------------------------------
+    def operator_name(self, children: list[Token | None]) -> _Located:
+        namespace, base, overload = children
+        assert base is not None
+        first = namespace or base
+        last = overload or base
+        span = self._span(first, last)
+        base_name = self._base_operator_name(
+            str(base), namespace[:-2] if namespace else None, self._span(base)
+        )
+        return _Located(OperatorName(base_name, str(overload) if overload else ""), span)
+
+    def _base_operator_name(self, text: str, namespace: str | None, span: Span) -> BaseOperatorName:
+        if text.endswith("_out"):
+            self._problem(
+                span,
+                f"operator name '{text}' ends in '_out'",
+                "the '_out' suffix is reserved; name the out= variant with an overload, "
+                "e.g. 'foo.out'",
+            )
+        dunder = re.fullmatch(r"__([^_]+)__", text)
+        inplace = False
+        if dunder is not None:
+            base = dunder.group(1)
+            if base.startswith("i") and base[1:] in AUGMENTED_ASSIGNMENT_NAMES:
+                inplace, base = True, base[1:]
+            elif base.startswith("i"):
+                self._problem(
+                    span,
+                    f"dunder operator name '{text}' starts with 'i' but is not an "
+                    "augmented assignment",
+                    "in-place dunders are __iadd__, __isub__, ...: "
+                    + ", ".join(sorted(AUGMENTED_ASSIGNMENT_NAMES)),
+                )
+        else:
+            base = text
+            if base.endswith("_"):
+                inplace, base = True, base[:-1]
+        functional = base.endswith(FUNCTIONAL_SUFFIX)
+        if functional:
+            base = base[: -len(FUNCTIONAL_SUFFIX)]
+            if dunder is not None or inplace:
+                self._problem(
+                    span,
+                    f"'{text}' is a functional twin and cannot also be in-place or a dunder",
+                )
+        return BaseOperatorName(base, inplace, dunder is not None, functional, namespace)
+
+    # -- arguments -----------------------------------------------------------
+    def kwarg_marker(self, children: list[Token]) -> _KwargMarker:
+        return _KwargMarker(self._span(children[0]))
+
+    def argument(self, children: list[object]) -> Argument:
+        typed, _space, name, _equals, default = children
+        assert isinstance(typed, _Located) and isinstance(name, Token)
+        ty, annotation = typed.value  # type: ignore[misc]
+        last_span = default.span if isinstance(default, _Located) else self._span(name)
+        return Argument(
+            name=str(name),
+            type=ty,
+            default=str(default.value) if isinstance(default, _Located) else None,
+            annotation=annotation,
+            span=self._join(typed.span, last_span),
+        )
+
+    def _default(self, children: list[Token]) -> _Located:
+        return _Located(str(children[0]), self._span(children[0]))
+
+    number_default = string_default = list_default = name_default = _default
+
+    def argument_list(self, children: list[object]) -> Arguments:
+        positional: list[Argument] = []
+        kwarg_only: list[Argument] = []
+        out: list[Argument] = []
+        section = positional
+        for item in children:
+            if isinstance(item, Token):  # ", "
+                continue
+            if isinstance(item, _KwargMarker):
+                if section is not positional:
+                    self._problem(item.span, "the keyword-only marker '*' appears twice")
+                section = kwarg_only
+                continue
+            assert isinstance(item, Argument)
+            if item.is_write and section is kwarg_only:
+                section = out
+            elif not item.is_write and section is out:
+                self._problem(
+                    item.span,
+                    f"argument '{item.name}' follows the out arguments",
+                    "out arguments (mutable keyword-only) must come last",
+                )
+            section.append(item)
+        return Arguments(tuple(positional), tuple(kwarg_only), tuple(out))
+
+    # -- types -----------------------------------------------------------------
+    def type(self, children: list[object]) -> _Located:
+        name, annotation, *suffixes = children
+        assert isinstance(name, Token)
+        span = self._span(name)
+        ty = self._named_type(str(name), span)
+        for suffix in suffixes:
+            assert isinstance(suffix, _Located)
+            size = suffix.value
+            ty = OptionalType(ty) if size == "?" else ListType(ty, size)  # type: ignore[arg-type]
+            span = self._join(span, suffix.span)
+        if isinstance(annotation, Annotation):
+            span = self._join(span, annotation.span) if annotation.span.end_column > span.end_column else span
+        return _Located((ty, annotation if isinstance(annotation, Annotation) else None), span)
+
+    def _named_type(self, name: str, span: Span) -> Type:
+        base = BASE_TYPE_NAMES.get(name)
+        if base is not None:
+            return BaseType(base)
+        if name.startswith(CUSTOM_CLASS_PREFIX):
+            class_name = name[len(CUSTOM_CLASS_PREFIX) :]
+            if _CUSTOM_CLASS_RE.fullmatch(class_name):
+                return CustomClassType(class_name)
+        self._problem(
+            span,
+            f"unknown type '{name}'",
+            did_you_mean(name, BASE_TYPE_NAMES) or "known types: " + ", ".join(BASE_TYPE_NAMES),
+        )
+        return BaseType(BASE_TYPE_NAMES["Tensor"])
+
+    def optional_suffix(self, children: list[Token]) -> _Located:
+        return _Located("?", self._span(children[0]))
+
+    def list_suffix(self, children: list[Token | None]) -> _Located:
+        size, close = children
+        assert close is not None
+        return _Located(int(size) if size is not None else None, self._span(close))
+
+    def annotation(self, children: list[object]) -> Annotation:
+        alias_set, write, _arrow, after = children
+        assert isinstance(alias_set, _Located)
+        before: tuple[str, ...] = alias_set.value  # type: ignore[assignment]
+        after_set: tuple[str, ...] = after.value if isinstance(after, _Located) else ()  # type: ignore[assignment]
+        span = alias_set.span
+        if write is not None and len(before) > 1:
+            self._problem(span, "a mutable alias annotation names more than one alias set")
+        if len(before) > 1 and len(after_set) > 1:
+            self._problem(span, "alias sets before and after '->' cannot both have several members")
+        return Annotation(before, write is not None, after_set, span=span)
+
+    def alias_set(self, children: list[Token]) -> _Located:
+        return _Located(tuple(str(c) for c in children), self._span(children[0], children[-1]))
+
+    def alias_after(self, children: list[object]) -> _Located:
+        item = children[0]
+        if isinstance(item, Token):
+            return _Located((str(item),), self._span(item))
+        assert isinstance(item, _Located)
+        return item
+
+    # -- returns -------------------------------------------------------------
+    def return_item(self, children: list[object]) -> Return:
+        typed, _space, name = children
+        assert isinstance(typed, _Located)
+        ty, annotation = typed.value  # type: ignore[misc]
+        span = typed.span if name is None else self._join(typed.span, self._span(name))  # type: ignore[arg-type]
+        return Return(str(name) if name is not None else None, ty, annotation, span=span)
+
+    def no_returns(self, children: list[object]) -> tuple[Return, ...]:
+        return ()
+
+    def single_return(self, children: list[object]) -> tuple[Return, ...]:
+        return (children[0],)  # type: ignore[return-value]
+
+    def tuple_returns(self, children: list[object]) -> tuple[Return, ...]:
+        return tuple(c for c in children if isinstance(c, Return))
+
+    def __default__(self, data: str, children: Sequence[object], meta: object) -> object:
+        raise NotImplementedError(f"no IR for grammar rule '{data}'")
+
+
+class SchemaParser:
+    """Parses schema strings, reusing the pieces it has already parsed.
+
+    Note [Piecewise parsing]
+    ~~~~~~~~~~~~~~~~~~~~~~~~
+    Lark's LALR parser costs a few microseconds per token, and a real
+    native_functions.yaml has about 75,000 schema tokens, but only about 1,100
+    distinct argument texts and 100 distinct return lists.  So a schema is cut
+    at its canonical separators (the first "(", the ") -> " that closes the
+    argument list, and ", " between arguments) and each piece is parsed from its
+    own start symbol in the same grammar, once per distinct text.  The cut is
+    only made when the text has no quote characters: outside string literals
+    the grammar never puts ", " inside an argument nor ") -> " inside the
+    argument list, so the pieces are exactly the subtrees a whole-schema parse
+    would build.  Any failure, and any text with quotes, takes the whole-schema
+    parse, which gives the diagnostics.  A property test checks that both paths
+    agree.
+
+    The memo belongs to this object, so its lifetime is the caller's choice
+    (one per loaded file, typically); it never changes what a parse returns.
+    """
+
+    def __init__(self) -> None:
+        self._arguments: dict[str, Argument | _KwargMarker] = {}
+        self._returns: dict[str, tuple[Return, ...]] = {}
+
+    def parse(self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1) -> FunctionSchema:
+        if not isinstance(text, str):
+            raise SchemaSyntaxError(
+                [Diagnostic(Span.point(file, line, column), "a schema must be a string")]
+            )
+        if "'" not in text and '"' not in text:
+            fast = self._parse_in_pieces(text, file, line, column)
+            if fast is not None:
+                return fast
+        return _parse_whole(text, file, line, column)
+
+    def _parse_in_pieces(self, text: str, file: str, line: int, column: int) -> FunctionSchema | None:
+        open_paren = text.find("(")
+        close = text.find(") -> ", open_paren)
+        if open_paren <= 0 or close < 0:
+            return None
+        try:
+            transformer = _ToIR(file, line, column)
+            name = transformer.transform(_parser().parse(text[:open_paren], start="operator_name"))
+            items: list[object] = []
+            offset = open_paren + 1
+            if close > offset:
+                for piece in text[offset:close].split(", "):
+                    items.append(self._argument_item(piece, file, line, column + offset))
+                    offset += len(piece) + 2
+            returns_at = close + len(") -> ")
+            returns = self._return_list(text[returns_at:], file, line, column + returns_at)
+            arguments = transformer.argument_list(items) if items else Arguments()
+            if transformer.problems:
+                return None
+            return FunctionSchema(
+                name=name.value,
+                arguments=arguments,
+                returns=returns,
+                span=Span(file, line, column, line, column + len(text)),
+                name_span=name.span,
+            )
+        except (UnexpectedInput, VisitError, _Problems, SchemacError):
+            return None
+
+    def _argument_item(self, piece: str, file: str, line: int, column: int) -> object:
+        item = self._arguments.get(piece)
+        if item is None:
+            item = _transform_piece(piece, "argument_item")
+            self._arguments[piece] = item  # type: ignore[assignment]
+        return _anchored(item, file, line, column)
+
+    def _return_list(self, piece: str, file: str, line: int, column: int) -> tuple[Return, ...]:
+        returns = self._returns.get(piece)
+        if returns is None:
+            returns = _transform_piece(piece, "returns")
+            self._returns[piece] = returns  # type: ignore[assignment]
+        return tuple(_anchored(r, file, line, column) for r in returns)  # type: ignore[misc]
+
+
+def _parser() -> Lark:
+    return schema_parser()
+
+
+def _transform_piece(piece: str, start: str) -> object:
+    """Parse ``piece`` from ``start`` with spans relative to the piece itself."""
+    transformer = _ToIR("", 1, 1)
+    result = transformer.transform(_parser().parse(piece, start=start))
+    if transformer.problems:
+        raise _Problems(transformer.problems)
+    return result
+
+
+def _moved(span: Span, file: str, line: int, column: int) -> Span:
+    return Span(file, span.line + line - 1, span.column + column - 1, span.end_line + line - 1, span.end_column + column - 1)
+
+
+def _anchored(item: object, file: str, line: int, column: int) -> object:
+    """A memoised piece re-anchored at ``file:line:column``."""
+    if isinstance(item, _KwargMarker):
+        return _KwargMarker(_moved(item.span, file, line, column))
+    annotation = item.annotation  # type: ignore[attr-defined]
+    if annotation is not None:
+        annotation = Annotation(
+            annotation.alias_set,
+            annotation.is_write,
+            annotation.alias_set_after,
+            _moved(annotation.span, file, line, column),
+        )
+    span = _moved(item.span, file, line, column)  # type: ignore[attr-defined]
+    if isinstance(item, Argument):
+        return Argument(item.name, item.type, item.default, annotation, span)
+    assert isinstance(item, Return)
+    return Return(item.name, item.type, annotation, span)
+
+
+def parse_schema(text: str, *, file: str = "<schema>", line: int = 1, column: int = 1) -> FunctionSchema:
+    """Parse one schema string.
+
+    ``file``, ``line`` and ``column`` say where the text stands, so that
+    diagnostics point into the file it came from.  Raises a subclass of
+    :class:`~schemac.diagnostics.SchemacError` for any invalid text, and no
+    other exception for any string.
+    """
+    return SchemaParser().parse(text, file=file, line=line, column=column)
+
+
+def _parse_whole(text: str, file: str, line: int, column: int) -> FunctionSchema:
+    try:
+        tree = _parser().parse(text, start="schema")
+    except UnexpectedInput as error:
+        raise SchemaSyntaxError([_syntax_diagnostic(text, error, file, line, column)]) from None
+    transformer = _ToIR(file, line, column, len(text))
+    try:
+        return transformer.transform(tree)
+    except VisitError as error:
+        original = error.orig_exc
+        if isinstance(original, _Problems):
+            raise SchemaSemanticError(original.diagnostics) from None
+        if isinstance(original, SchemacError):
+            raise type(original)(original.diagnostics) from None
+        raise
+
+
+def _syntax_diagnostic(text: str, error: UnexpectedInput, file: str, line: int, column: int) -> Diagnostic:
+    col = getattr(error, "column", None)
+    if not isinstance(col, int) or col < 1:
+        col = len(text) + 1
+    if isinstance(error, UnexpectedEOF):
+        col = len(text) + 1
+    span = Span.point(file, 1, col).shifted(line, column)
+    found = _found_text(text, error, col)
+    message = f"invalid schema: unexpected {found}"
+    return Diagnostic(span, message, _syntax_hint(text, error, col))
+
+
+def _found_text(text: str, error: UnexpectedInput, col: int) -> str:
+    if isinstance(error, UnexpectedEOF) or col > len(text):
+        return "end of schema"
+    if isinstance(error, UnexpectedToken):
+        return f"'{error.token}'"
+    return f"'{text[col - 1]}'"
+
+
+_READABLE_TERMINALS = {
+    "ARROW": "' -> '",
+    "SEP": "', '",
+    "SPACE": "' '",
+    "EQUALS": "'='",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "ARG_NAME": "a name",
+    "TYPE_NAME": "a type",
+    "BASE_NAME": "an operator name",
+    "OVERLOAD": "an overload name",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "LIST": "a list",
+}
+
+
+def _syntax_hint(text: str, error: UnexpectedInput, col: int) -> str | None:
+    if " -> " not in text:
+        return "a schema needs ' -> ' and a return type, e.g. 'foo(Tensor self) -> Tensor'"
+    if re.search(r",(?! )", text):
+        return "separate arguments and returns with ', ' (a comma and one space)"
+    if "  " in text:
+        return "schemas are written in canonical form: single spaces only"
+    expected: set[str] = set()
+    if isinstance(error, (UnexpectedToken, UnexpectedCharacters)):
+        expected = set(error.expected) if isinstance(error, UnexpectedToken) else set(error.allowed or ())
+    readable = sorted({_READABLE_TERMINALS.get(t, t.lower()) for t in expected})
+    return "expected " + " or ".join(readable) if readable else None

@@ -1,0 +1,66 @@
+"""Operator names: ``ns::base_name.overload``.
+
+The base name carries meaning that the rest of the compiler needs: a trailing
+``_`` marks an in-place operator (``add_``), ``__iadd__``-style dunders are
+in-place too, and a ``_functional`` suffix marks the functional twin of a
+mutable operator.  These are decoded once here, so no later stage re-derives
+them from strings.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+#: Dunder names whose ``__iX__`` form is an in-place operator (PEP 203).
+AUGMENTED_ASSIGNMENT_NAMES = frozenset(
+    {"add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or"}
+)
+
+FUNCTIONAL_SUFFIX = "_functional"
+
+
+@attrs.frozen
+class BaseOperatorName:
+    """The operator name without its overload, e.g. ``add_`` or ``__iand__``."""
+
+    base: str
+    inplace: bool = False
+    dunder: bool = False
+    #: See docs/yaml-format.md, "functional twins of mutable operators".
+    functional_overload: bool = False
+    namespace: str | None = None
+
+    def __str__(self) -> str:
+        prefix = f"{self.namespace}::" if self.namespace else ""
+        if self.dunder:
+            return f"{prefix}__{'i' if self.inplace else ''}{self.base}__"
+        if self.inplace:
+            return f"{prefix}{self.base}_"
+        if self.functional_overload:
+            return f"{prefix}{self.base}{FUNCTIONAL_SUFFIX}"
+        return f"{prefix}{self.base}"
+
+    def without_inplace(self) -> BaseOperatorName:
+        return BaseOperatorName(self.base, False, self.dunder, False, self.namespace)
+
+
+@attrs.frozen
+class OperatorName:
+    """A base name plus overload name; ``str()`` is ``name.overload`` or ``name``."""
+
+    name: BaseOperatorName
+    overload: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else str(self.name)
+
+    @property
+    def unambiguous_name(self) -> str:
+        """``name_overload``: the C++ identifier that names one overload."""
+        return f"{self.name}_{self.overload}" if self.overload else str(self.name)
+
+    def without_inplace(self) -> OperatorName:
+        return OperatorName(self.name.without_inplace(), self.overload)
+
+    def with_overload(self, overload: str) -> OperatorName:
+        return OperatorName(self.name.without_inplace(), overload)

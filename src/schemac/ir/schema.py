@@ -1,0 +1,405 @@
+"""Function schemas: the typed, position-carrying form of a ``func:`` string.
+
+``str(schema)`` is the canonical text, identical to what PyTorch prints for the
+same schema, so ``parse_schema(str(s)) == s`` for every schema.  Source spans
+are carried on every node but excluded from equality and hashing: two schemas
+spelled the same way in different files are the same schema.
+
+The rules a schema must obey beyond the grammar (out arguments match returns,
+in-place operators return ``self``, ...) are checked when a :class:`FunctionSchema`
+is built, whoever builds it: the parser or a pass that synthesises variants.
+Every violation becomes a :class:`~schemac.diagnostics.SchemaSemanticError`
+pointing at the offending part of the schema.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.diagnostics import NO_SPAN, Diagnostic, SchemaSemanticError, Span
+from schemac.ir.names import OperatorName
+from schemac.ir.types import TENSOR, BaseTy, BaseType, ListType, OptionalType, Type
+
+_SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
+
+#: Argument types that may carry an alias annotation, as spelled canonically.
+ANNOTATABLE_TYPES = frozenset({"Tensor", "Tensor?", "Tensor[]"})
+
+
+@attrs.frozen
+class Annotation:
+    """An alias annotation such as ``a``, ``a!``, ``a|b`` or ``a -> *``."""
+
+    alias_set: tuple[str, ...]
+    is_write: bool = False
+    alias_set_after: tuple[str, ...] = ()
+    span: Span = _SPAN
+
+    def __str__(self) -> str:
+        text = "|".join(self.alias_set) + ("!" if self.is_write else "")
+        if self.alias_set_after:
+            text += " -> " + "|".join(self.alias_set_after)
+        return text
+
+
+def _annotated_type_text(ty: Type, annotation: Annotation | None) -> str:
+    text = str(ty)
+    if annotation is None:
+        return text
+    return text.replace("Tensor", f"Tensor({annotation})", 1)
+
+
+@attrs.frozen
+class Argument:
+    name: str
+    type: Type
+    #: The default exactly as written (``1``, ``None``, ``"mean"``, ``[0,1]``).
+    default: str | None = None
+    annotation: Annotation | None = None
+    span: Span = _SPAN
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        text = f"{_annotated_type_text(self.type, self.annotation)} {self.name}"
+        return f"{text}={self.default}" if self.default is not None else text
+
+
+@attrs.frozen
+class Return:
+    name: str | None
+    type: Type
+    annotation: Annotation | None = None
+    span: Span = _SPAN
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        text = _annotated_type_text(self.type, self.annotation)
+        return f"{text} {self.name}" if self.name is not None else text
+
+
+#: The four kwarg-only arguments that together form a TensorOptions, in order.
+TENSOR_OPTIONS_FIELDS: tuple[tuple[str, BaseTy], ...] = (
+    ("dtype", BaseTy.ScalarType),
+    ("layout", BaseTy.Layout),
+    ("device", BaseTy.Device),
+    ("pin_memory", BaseTy.bool),
+)
+
+
+@attrs.frozen
+class TensorOptionsArguments:
+    dtype: Argument
+    layout: Argument
+    device: Argument
+    pin_memory: Argument
+
+    def all(self) -> tuple[Argument, Argument, Argument, Argument]:
+        return (self.dtype, self.layout, self.device, self.pin_memory)
+
+
+def _is_options_field(arg: Argument, name: str, base: BaseTy) -> bool:
+    ty = BaseType(base)
+    return arg.name == name and arg.type in (ty, OptionalType(ty))
+
+
+@attrs.frozen
+class Arguments:
+    """The argument list, split the way every consumer needs it.
+
+    ``positional`` are the arguments before ``*``; ``kwarg_only`` those after it
+    that are not outputs; ``out`` the trailing mutable keyword-only arguments
+    (the out= arguments).  ``self`` and the TensorOptions quartet are views over
+    these, computed on demand.
+    """
+
+    positional: tuple[Argument, ...] = ()
+    kwarg_only: tuple[Argument, ...] = ()
+    out: tuple[Argument, ...] = ()
+
+    # -- views ------------------------------------------------------------
+    @property
+    def self_index(self) -> int | None:
+        for index, arg in enumerate(self.positional):
+            if arg.name == "self":
+                return index
+        return None
+
+    @property
+    def self_arg(self) -> Argument | None:
+        index = self.self_index
+        return None if index is None else self.positional[index]
+
+    @property
+    def pre_self_positional(self) -> tuple[Argument, ...]:
+        index = self.self_index
+        return () if index is None else self.positional[:index]
+
+    @property
+    def post_self_positional(self) -> tuple[Argument, ...]:
+        index = self.self_index
+        return self.positional if index is None else self.positional[index + 1 :]
+
+    def _options_split(
+        self,
+    ) -> tuple[tuple[Argument, ...], TensorOptionsArguments | None, tuple[Argument, ...]]:
+        fields = len(TENSOR_OPTIONS_FIELDS)
+        kw = self.kwarg_only
+        for start in range(len(kw) - fields + 1):
+            window = kw[start : start + fields]
+            if all(
+                _is_options_field(arg, name, base)
+                for arg, (name, base) in zip(window, TENSOR_OPTIONS_FIELDS)
+            ):
+                return kw[:start], TensorOptionsArguments(*window), kw[start + fields :]
+        return kw, None, ()
+
+    @property
+    def tensor_options(self) -> TensorOptionsArguments | None:
+        return self._options_split()[1]
+
+    @property
+    def pre_tensor_options_kwarg_only(self) -> tuple[Argument, ...]:
+        return self._options_split()[0]
+
+    @property
+    def post_tensor_options_kwarg_only(self) -> tuple[Argument, ...]:
+        return self._options_split()[2]
+
+    @property
+    def flat_non_out(self) -> tuple[Argument, ...]:
+        return self.positional + self.kwarg_only
+
+    @property
+    def flat_all(self) -> tuple[Argument, ...]:
+        return self.positional + self.kwarg_only + self.out
+
+    def __iter__(self) -> Iterator[Argument]:
+        return iter(self.flat_all)
+
+    def __str__(self) -> str:
+        items = [str(a) for a in self.positional]
+        if self.kwarg_only or self.out:
+            items.append("*")
+        items.extend(str(a) for a in self.kwarg_only + self.out)
+        return ", ".join(items)
+
+
+class SchemaKind(enum.Enum):
+    functional = "functional"
+    inplace = "inplace"
+    out = "out"
+    mutable = "mutable"
+    scratch = "scratch"
+
+
+SCRATCH_PREFIX = "_scratch_"
+
+
+@attrs.frozen
+class FunctionSchema:
+    name: OperatorName
+    arguments: Arguments
+    returns: tuple[Return, ...]
+    span: Span = _SPAN
+    #: Span of the operator name inside the schema text.
+    name_span: Span = _SPAN
+
+    def __attrs_post_init__(self) -> None:
+        problems = list(_schema_rule_violations(self))
+        if problems:
+            raise SchemaSemanticError(problems)
+
+    def __str__(self) -> str:
+        if len(self.returns) == 1:
+            returns = str(self.returns[0])
+        else:
+            returns = "(" + ", ".join(map(str, self.returns)) + ")"
+        return f"{self.name}({self.arguments}) -> {returns}"
+
+    # -- classification ------------------------------------------------------
+    @property
+    def is_out_fn(self) -> bool:
+        return bool(self.arguments.out)
+
+    @property
+    def is_mutable(self) -> bool:
+        return any(a.is_write for a in self.arguments.flat_all)
+
+    @property
+    def is_functional_fn(self) -> bool:
+        return "functional" in self.name.overload
+
+    def kind(self) -> SchemaKind:
+        if self.name.name.inplace:
+            return SchemaKind.inplace
+        if any(a.name.startswith(SCRATCH_PREFIX) for a in self.arguments.out):
+            return SchemaKind.scratch
+        if self.arguments.out:
+            return SchemaKind.out
+        if any(a.is_write for a in self.arguments.post_self_positional):
+            return SchemaKind.mutable
+        return SchemaKind.functional
+
+    def schema_order_arguments(self) -> tuple[Argument, ...]:
+        return self.arguments.flat_all
+
+    def aliased_return_names(self) -> tuple[str | None, ...]:
+        """For each return, the name of the argument it aliases, if any."""
+        names: list[str | None] = []
+        for ret in self.returns:
+            aliased = [
+                a.name
+                for a in self.arguments.flat_all
+                if a.annotation is not None and a.annotation == ret.annotation
+            ]
+            names.append(aliased[0] if len(aliased) == 1 else None)
+        return tuple(names)
+
+    def with_name(self, name: OperatorName) -> FunctionSchema:
+        return attrs.evolve(self, name=name)
+
+
+def _error(span: Span, message: str, hint: str | None = None) -> Diagnostic:
+    return Diagnostic(span, message, hint)
+
+
+def _same_alias(a: Annotation | None, b: Annotation | None) -> bool:
+    return a is not None and a == b
+
+
+def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
+    """The rules of the schema language that the grammar cannot express.
+
+    They are the rules PyTorch's own schema model enforces, so a schema that
+    passes here is one PyTorch accepts; see docs/yaml-format.md for each rule.
+    """
+    args = schema.arguments
+    outs = args.out
+    returns = schema.returns
+
+    for arg in args.flat_all:
+        if arg.annotation is not None and str(arg.type) not in ANNOTATABLE_TYPES:
+            yield _error(
+                arg.span,
+                f"alias annotation on argument '{arg.name}' of type '{arg.type}'",
+                "only Tensor, Tensor? and Tensor[] arguments can carry an alias annotation",
+            )
+    for ret in returns:
+        if ret.annotation is not None and str(ret.type) not in ANNOTATABLE_TYPES:
+            yield _error(
+                ret.span,
+                f"alias annotation on a return of type '{ret.type}'",
+                "only Tensor, Tensor? and Tensor[] returns can carry an alias annotation",
+            )
+
+    for arg, ret in zip(outs, returns):
+        if arg.annotation != ret.annotation:
+            yield _error(
+                ret.span,
+                f"return '{ret}' does not alias out argument '{arg.name}'",
+                "the i-th return of an out= operator must carry the i-th out "
+                "argument's annotation",
+            )
+
+    for arg in args.post_self_positional:
+        if arg.is_write and any(arg.annotation == r.annotation for r in returns):
+            yield _error(
+                arg.span,
+                f"mutable positional argument '{arg.name}' is also returned",
+                "mutable positional arguments must not be returned",
+            )
+
+    for arg in args.pre_self_positional:
+        if arg.is_write:
+            yield _error(
+                arg.span,
+                f"mutable argument '{arg.name}' before 'self' is not supported",
+            )
+
+    mutable_returns = [r for r in returns if r.is_write]
+    immutable_returns = [r for r in returns if not r.is_write]
+    if mutable_returns and immutable_returns:
+        yield _error(
+            schema.span,
+            "returns mix mutable and immutable values",
+            "return either only aliased mutable values or only fresh values",
+        )
+    out_and_self = list(outs) + [a for a in args.positional if a.name == "self"]
+    for ret in mutable_returns:
+        if not any(_same_alias(ret.annotation, a.annotation) for a in out_and_self):
+            yield _error(
+                ret.span,
+                f"mutable return '{ret}' aliases neither an out argument nor 'self'",
+                "did you forget to mark an out argument as keyword-only (after '*')?",
+            )
+
+    if outs:
+        if any(a.type != TENSOR for a in outs):
+            if returns:
+                yield _error(
+                    schema.span,
+                    "an out= operator with non-Tensor out arguments must return ()",
+                )
+        else:
+            real_outs = [a for a in outs if not a.name.startswith(SCRATCH_PREFIX)]
+            if returns and len(real_outs) != len(returns):
+                yield _error(
+                    schema.span,
+                    f"{len(real_outs)} out arguments but {len(returns)} returns",
+                    "return every out argument, or return nothing",
+                )
+
+    if schema.name.name.inplace:
+        if outs:
+            yield _error(schema.name_span, "an operator cannot be both in-place and out=")
+        self_arg = args.self_arg
+        if self_arg is None or not self_arg.is_write:
+            yield _error(
+                schema.name_span,
+                f"in-place operator '{schema.name}' needs a mutable 'self' argument",
+                "annotate it as Tensor(a!) self",
+            )
+        elif self_arg.type == TENSOR:
+            if len(returns) != 1 or returns[0].annotation != self_arg.annotation:
+                yield _error(
+                    schema.name_span,
+                    f"in-place operator '{schema.name}' must return self",
+                    f"return {_annotated_type_text(TENSOR, self_arg.annotation)}",
+                )
+        elif returns:
+            yield _error(
+                schema.name_span,
+                f"in-place operator '{schema.name}' with a non-Tensor self must return ()",
+            )
+
+    kind_is_functional = (
+        not schema.name.name.inplace
+        and not outs
+        and not any(a.is_write for a in args.post_self_positional)
+    )
+    if args.tensor_options is not None and not kind_is_functional:
+        yield _error(
+            schema.span,
+            "TensorOptions arguments (dtype, layout, device, pin_memory) are only "
+            "allowed on functional operators",
+        )
+    if schema.is_functional_fn and not kind_is_functional:
+        yield _error(
+            schema.name_span,
+            f"overload name '{schema.name.overload}' contains 'functional' but the "
+            "operator is not functional",
+            "'functional' is reserved for functional twins; choose another overload name",
+        )
+
+
+def is_tensor_list(ty: Type) -> bool:
+    return isinstance(ty, ListType) and ty.elem == TENSOR

@@ -1,0 +1,113 @@
+"""The type language of operator schemas.
+
+A type is a base type (``Tensor``, ``int``, ...), a custom class
+(``__torch__.torch.classes.ns.Name``), an optional ``T?`` or a list ``T[]`` /
+``T[N]``.  ``str()`` of every type is its canonical spelling.  Alias annotations
+are not part of the type: they belong to the argument or return that carries
+them (see :class:`schemac.ir.schema.Argument`).
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Union
+
+import attrs
+
+
+class BaseTy(enum.Enum):
+    """Every base type the schema language knows, spelled as in schemas."""
+
+    Generator = "Generator"
+    ScalarType = "ScalarType"
+    Tensor = "Tensor"
+    int = "int"
+    DimVector = "DimVector"
+    float = "float"
+    str = "str"
+    bool = "bool"
+    Layout = "Layout"
+    Device = "Device"
+    DeviceIndex = "DeviceIndex"
+    Scalar = "Scalar"
+    MemoryFormat = "MemoryFormat"
+    QScheme = "QScheme"
+    Storage = "Storage"
+    Stream = "Stream"
+    SymInt = "SymInt"
+    SymBool = "SymBool"
+    GraphModule = "GraphModule"
+
+
+#: Spelling -> base type, for the parser and for did-you-mean hints.
+BASE_TYPE_NAMES: dict[str, BaseTy] = {t.value: t for t in BaseTy}
+
+#: Custom classes are spelled with this prefix before their qualified name.
+CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
+
+
+@attrs.frozen
+class BaseType:
+    name: BaseTy
+
+    def __str__(self) -> str:
+        return self.name.value
+
+
+@attrs.frozen
+class CustomClassType:
+    class_name: str
+
+    def __str__(self) -> str:
+        return f"{CUSTOM_CLASS_PREFIX}{self.class_name}"
+
+
+@attrs.frozen
+class OptionalType:
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+
+@attrs.frozen
+class ListType:
+    elem: Type
+    #: ``int[2]`` has size 2; ``int[]`` has none.  Size 0 prints as ``[]``.
+    size: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{self.size or ''}]"
+
+
+Type = Union[BaseType, CustomClassType, OptionalType, ListType]
+
+
+def base_of(ty: Type) -> BaseTy | None:
+    """The base type under any optional/list wrappers (None for custom classes)."""
+    while isinstance(ty, (OptionalType, ListType)):
+        ty = ty.elem
+    return ty.name if isinstance(ty, BaseType) else None
+
+
+def is_like(ty: Type, base: BaseTy) -> bool:
+    return base_of(ty) is base
+
+
+def is_nullable(ty: Type) -> bool:
+    """True for ``T?`` and for lists of optionals such as ``Tensor?[]``."""
+    if isinstance(ty, OptionalType):
+        return True
+    if isinstance(ty, ListType):
+        return is_nullable(ty.elem)
+    return False
+
+
+def list_like(ty: Type) -> ListType | None:
+    """The list under an optional, if any: ``int[]?`` gives ``int[]``."""
+    if isinstance(ty, OptionalType):
+        return list_like(ty.elem)
+    return ty if isinstance(ty, ListType) else None
+
+
+TENSOR = BaseType(BaseTy.Tensor)
