@@ -1,0 +1,115 @@
+"""Native-function entries: one ``- func:`` item of native_functions.yaml.
+
+A :class:`NativeFunction` is the entry as written, typed: every field the real
+file uses, each with the span it came from (``field_spans``) so that passes can
+point their diagnostics at the exact YAML key.  Defaults that PyTorch fills in
+(the CompositeImplicitAutograd kernel of an entry with no ``dispatch:``, the
+kernels of synthesised variants) are *not* filled in here; the resolution pass
+does that, so a dump of the front end's IR shows the file as written.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from schemac.diagnostics import NO_SPAN, Span
+from schemac.ir.names import OperatorName
+from schemac.ir.schema import Argument, FunctionSchema
+
+_SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
+
+
+class Variant(enum.Enum):
+    function = "function"
+    method = "method"
+
+
+class DeviceCheck(enum.Enum):
+    ExactSame = "ExactSame"
+    NoCheck = "NoCheck"
+
+
+@attrs.frozen
+class DispatchEntry:
+    """One line of a ``dispatch:`` table: ``CPU, CUDA: add_kernel``."""
+
+    keys: tuple[str, ...]
+    kernel: str
+    span: Span = _SPAN
+    #: Span of the kernel name (the value).
+    kernel_span: Span = _SPAN
+
+
+@attrs.frozen
+class UfuncInnerLoop:
+    """``ufunc_inner_loop: {Generic: add (AllAndComplex, BFloat16, Half)}``."""
+
+    key: str
+    name: str
+    supported_dtypes: tuple[str, ...]
+    span: Span = _SPAN
+
+
+@attrs.frozen
+class Precompute:
+    """``precomputed:`` of a structured kernel.
+
+    ``replace`` maps a kernel argument name to the precomputed arguments that
+    supersede it in the ``impl`` signature; ``add`` lists arguments added
+    without replacing any.
+    """
+
+    replace: tuple[tuple[str, tuple[Argument, ...]], ...] = ()
+    add: tuple[Argument, ...] = ()
+    span: Span = _SPAN
+
+
+@attrs.frozen
+class NativeFunction:
+    func: FunctionSchema
+    namespace: str = "aten"
+    #: Span of the whole entry (its ``- func:`` line).
+    span: Span = _SPAN
+    variants: frozenset[Variant] = frozenset({Variant.function})
+    #: The ``dispatch:`` table as written; None when the entry has none.
+    dispatch: tuple[DispatchEntry, ...] | None = None
+    structured: bool = False
+    structured_delegate: OperatorName | None = None
+    structured_inherits: str | None = None
+    precomputed: Precompute | None = None
+    device_guard: bool = True
+    device_check: DeviceCheck = DeviceCheck.ExactSame
+    manual_kernel_registration: bool = False
+    manual_cpp_binding: bool = False
+    python_module: str | None = None
+    category_override: str | None = None
+    autogen: tuple[OperatorName, ...] = ()
+    #: Tags in the order written, without duplicates.
+    tags: tuple[str, ...] = ()
+    ufunc_inner_loop: tuple[UfuncInnerLoop, ...] = ()
+    cpp_no_default_args: frozenset[str] = frozenset()
+    use_const_ref_for_mutable_tensors: bool = False
+    #: True for entries a pass synthesised (out= / functional variants).
+    generated: bool = False
+    #: YAML key -> span of its value, for diagnostics about one field.
+    field_spans: tuple[tuple[str, Span], ...] = attrs.field(default=(), eq=False, hash=False, repr=False)
+
+    @property
+    def name(self) -> OperatorName:
+        return self.func.name
+
+    def span_of(self, field: str) -> Span:
+        """Where ``field`` was written; the entry's span if it was not."""
+        for key, span in self.field_spans:
+            if key == field:
+                return span
+        return self.span
+
+    def kernel_for(self, key: str) -> str | None:
+        """The kernel written for ``key`` in this entry's own dispatch table."""
+        for entry in self.dispatch or ():
+            if key in entry.keys:
+                return entry.kernel
+        return None
