@@ -1,0 +1,1 @@
+"""The middle end: named passes over the immutable :class:`~schemac.ir.module.Module`."""
