@@ -28,6 +28,23 @@ def grammar_text() -> str:
     return checkout.read_text(encoding="utf-8")
 
 
+def build_schema_parser(*, strict: bool = False) -> Lark:
+    """A fresh LALR parser for schema strings.
+
+    ``strict=True`` makes Lark prove that no two terminals collide (it needs the
+    optional ``interegular`` package); the grammar tests build it that way, so
+    the runtime parser can skip the check.
+    """
+    return Lark(
+        grammar_text(),
+        parser="lalr",
+        lexer="contextual",
+        strict=strict,
+        maybe_placeholders=True,
+        start=list(START_SYMBOLS),
+    )
+
+
 @functools.lru_cache(maxsize=None)
 def schema_parser() -> Lark:
     """The LALR parser for schema strings, built once per process.
@@ -36,11 +53,4 @@ def schema_parser() -> Lark:
     turns it into IR.  Building an LALR table is the slow part, hence the memo;
     it holds no state that changes behaviour.
     """
-    return Lark(
-        grammar_text(),
-        parser="lalr",
-        lexer="contextual",
-        strict=True,
-        maybe_placeholders=True,
-        start=list(START_SYMBOLS),
-    )
+    return build_schema_parser()

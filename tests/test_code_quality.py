@@ -1,0 +1,83 @@
+"""The codebase's own rules, checked on every run: lint, types, import layering."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "schemac"
+
+# Which top-level schemac packages each layer may import (see docs/architecture.md).
+ALLOWED_IMPORTS: dict[str, set[str]] = {
+    "diagnostics": set(),
+    "ir": {"diagnostics", "ir"},
+    "frontend": {"diagnostics", "ir", "frontend"},
+    "passes": {"diagnostics", "ir", "passes"},
+    "backends": {"diagnostics", "ir", "backends"},
+}
+FORBIDDEN_EVERYWHERE = {"torch", "torchgen"}
+
+
+def _imported_modules(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+def _layer_of(path: Path) -> str | None:
+    relative = path.relative_to(SRC).parts
+    if relative[0].endswith(".py"):
+        stem = relative[0][:-3]
+        return stem if stem in ALLOWED_IMPORTS else None
+    return relative[0] if relative[0] in ALLOWED_IMPORTS else None
+
+
+@pytest.mark.parametrize(
+    "path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC))
+)
+def test_import_layering(path: Path) -> None:
+    layer = _layer_of(path)
+    for module in _imported_modules(path):
+        top = module.split(".")[0]
+        assert top not in FORBIDDEN_EVERYWHERE, f"{path}: schemac must not import {top}"
+        if top != "schemac" or layer is None:
+            continue
+        parts = module.split(".")
+        target = parts[1] if len(parts) > 1 else ""
+        assert target in ALLOWED_IMPORTS[layer], (
+            f"{path.relative_to(ROOT)} ({layer}) imports {module}; "
+            f"{layer} may import only {sorted(ALLOWED_IMPORTS[layer])}"
+        )
+
+
+def _tool(name: str) -> str:
+    candidate = Path(sys.executable).with_name(name)
+    found = str(candidate) if candidate.exists() else shutil.which(name)
+    assert found, f"{name} is not installed (it is in the 'dev' extra)"
+    return found
+
+
+def test_ruff_clean() -> None:
+    result = subprocess.run(
+        [_tool("ruff"), "check", "src", "tests", "benchmarks"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_clean() -> None:
+    result = subprocess.run(
+        [_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
