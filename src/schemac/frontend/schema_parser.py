@@ -325,6 +325,24 @@ class SchemaParser:
                 return fast
         return _parse_whole(text, file, line, column)
 
+    def operator_name(
+        self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
+    ) -> OperatorName:
+        """Parse ``ns::name.overload`` alone (autogen lists, structured delegates)."""
+        located = _parse_fragment(text, "operator_name", file, line, column)
+        return located.value  # type: ignore[attr-defined,no-any-return]
+
+    def argument(
+        self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
+    ) -> Argument:
+        """Parse one ``Type name[=default]`` (the precomputed arguments of a kernel)."""
+        item = _parse_fragment(text, "argument_item", file, line, column)
+        if not isinstance(item, Argument):
+            raise SchemaSyntaxError(
+                [Diagnostic(Span.point(file, line, column), "expected an argument, got '*'")]
+            )
+        return item
+
     def _parse_in_pieces(self, text: str, file: str, line: int, column: int) -> FunctionSchema | None:
         open_paren = text.find("(")
         close = text.find(") -> ", open_paren)
@@ -414,6 +432,46 @@ def parse_schema(text: str, *, file: str = "<schema>", line: int = 1, column: in
     other exception for any string.
     """
     return SchemaParser().parse(text, file=file, line=line, column=column)
+
+
+def _parse_fragment(text: str, start: str, file: str, line: int, column: int) -> object:
+    """Parse a piece of schema text from ``start``; errors become diagnostics."""
+    if not isinstance(text, str):
+        raise SchemaSyntaxError([Diagnostic(Span.point(file, line, column), "expected a string")])
+    try:
+        tree = _parser().parse(text, start=start)
+    except UnexpectedInput as error:
+        diagnostic = _syntax_diagnostic(text, error, file, line, column)
+        what = "operator name" if start == "operator_name" else "argument"
+        message = diagnostic.message.replace("invalid schema", f"invalid {what}", 1)
+        if isinstance(error, UnexpectedToken) and error.token.type == "$END":
+            message = f"invalid {what}: unexpected end of text"
+            diagnostic = Diagnostic(
+                Span.point(file, 1, len(text) + 1).shifted(line, column), message
+            )
+        hint = _fragment_hint(error)
+        raise SchemaSyntaxError([Diagnostic(diagnostic.span, message, hint)]) from None
+    transformer = _ToIR(file, line, column, len(text))
+    try:
+        result = transformer.transform(tree)
+    except VisitError as error:
+        original = error.orig_exc
+        if isinstance(original, SchemacError):
+            raise type(original)(original.diagnostics) from None
+        raise
+    if transformer.problems:
+        raise SchemaSemanticError(transformer.problems)
+    return result
+
+
+def _fragment_hint(error: UnexpectedInput) -> str | None:
+    expected: set[str] = set()
+    if isinstance(error, UnexpectedToken):
+        expected = set(error.expected)
+    elif isinstance(error, UnexpectedCharacters):
+        expected = set(error.allowed or ())
+    readable = sorted({_READABLE_TERMINALS.get(t, t.lower()) for t in expected})
+    return "expected " + " or ".join(readable) if readable else None
 
 
 def _parse_whole(text: str, file: str, line: int, column: int) -> FunctionSchema:

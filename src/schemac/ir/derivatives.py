@@ -50,6 +50,9 @@ class DerivativeEntry:
     #: Formulas per autograd key; an entry without ``dispatch:`` has one, ``Default``.
     dispatch: tuple[DispatchFormulas, ...]
     output_differentiability: tuple[bool, ...] | None = None
+    #: ``output_differentiability: ["cond"]``: C++ conditions, one per output,
+    #: deciding at run time whether the output is differentiable.
+    output_differentiability_conditions: tuple[str, ...] | None = None
     span: Span = _SPAN
     field_spans: tuple[tuple[str, Span], ...] = attrs.field(default=(), eq=False, hash=False, repr=False)
 

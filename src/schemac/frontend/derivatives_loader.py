@@ -1,0 +1,268 @@
+"""derivatives.yaml -> :class:`~schemac.ir.derivatives.DerivativeEntry` entries.
+
+An entry names an operator by its full schema (``name:``) and gives formulas
+keyed by variable names: input names for backward formulas, output names
+(``result``, ``result0``, a named return) for forward-mode ones.  Formulas may
+be grouped per autograd key under ``dispatch:``; an entry without it has one
+``Default`` group.
+
+Checked here, because the file and native_functions.yaml are both at hand:
+the schema names an operator that exists, every formula variable names an
+argument or an output of it, and no schema has two entries.  What formulas
+*use* (``grad``, saved properties) is for the derivative-matching pass.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from schemac.diagnostics import DiagnosticSink, SchemacError, Span, did_you_mean
+from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
+from schemac.frontend.native_fields import piece_span, split_pieces
+from schemac.frontend.schema_parser import SchemaParser
+from schemac.frontend.yaml_nodes import (
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    YamlDocument,
+    scalar_value,
+)
+from schemac.ir.derivatives import DerivativeEntry, DispatchFormulas, Formula
+from schemac.ir.dispatch import KNOWN_DISPATCH_KEYS
+from schemac.ir.native import NativeFunction
+from schemac.ir.schema import FunctionSchema
+
+RESERVED_KEYS = ("name", "dispatch", "output_differentiability")
+
+DEFAULT_KEY = "Default"
+
+#: The autograd keys a ``dispatch:`` group may name, besides ``Default``.
+AUTOGRAD_KEYS = frozenset(
+    key
+    for key in KNOWN_DISPATCH_KEYS
+    if key.startswith("Autograd")
+    and key not in ("Autograd", "AutogradOther", "AutogradFunctionality")
+)
+
+_RESULT_NAME = re.compile(r"result\d*")
+
+
+def load_derivatives(
+    doc: YamlDocument,
+    parser: SchemaParser,
+    functions: Mapping[str, NativeFunction] | None,
+    sink: DiagnosticSink,
+) -> tuple[DerivativeEntry, ...]:
+    """Load the entries; ``functions`` maps schema text to the operator it names.
+
+    With ``functions`` None (no native_functions.yaml loaded without errors)
+    the cross-file check is skipped rather than reported as a flood of misses.
+    """
+    example = "an entry looks like '- name: foo(Tensor self) -> Tensor' and '  self: grad'"
+    entries: list[DerivativeEntry] = []
+    first_line: dict[str, int] = {}
+    for node in top_level_entries(doc, sink, "derivative entries", example):
+        entry = _load_entry(doc.file, node, parser, functions, sink)
+        if entry is None:
+            continue
+        key = str(entry.schema)
+        if key in first_line:
+            sink.error(
+                entry.schema.span,
+                f"derivatives for '{key}' are defined twice",
+                f"the first definition is on line {first_line[key]}",
+            )
+            continue
+        first_line[key] = entry.schema.span.line
+        entries.append(entry)
+    return tuple(entries)
+
+
+def _load_entry(
+    file: str,
+    node: MappingNode,
+    parser: SchemaParser,
+    functions: Mapping[str, NativeFunction] | None,
+    sink: DiagnosticSink,
+) -> DerivativeEntry | None:
+    reader = EntryReader(file, node, sink, None, "derivative entry")
+    schema = _read_schema(reader, parser, functions)
+    differentiability, conditions = _read_output_differentiability(reader)
+    groups: list[DispatchFormulas] = []
+    table = reader.mapping("dispatch")
+    if table is not None:
+        formula_keys = [k for k, _, _ in reader.items() if k not in RESERVED_KEYS]
+        if formula_keys:
+            sink.error(
+                reader.key_span(formula_keys[0]),
+                f"formula for '{formula_keys[0]}' outside 'dispatch:' in an entry that has one",
+                "put every formula under a dispatch key such as 'Default:'",
+            )
+        for key_node, group_node in table.value:
+            group = _read_group(reader, key_node, group_node, schema)
+            if group is not None:
+                groups.append(group)
+    elif "dispatch" not in reader:
+        items = [
+            (reader.span(k), k, v) for name, k, v in reader.items() if name not in RESERVED_KEYS
+        ]
+        backward, forward = _read_formulas(reader, items, schema)
+        groups.append(DispatchFormulas(DEFAULT_KEY, backward, forward, span=reader.entry_span))
+    if schema is None:
+        return None
+    return DerivativeEntry(
+        schema=schema,
+        dispatch=tuple(groups),
+        output_differentiability=differentiability,
+        output_differentiability_conditions=conditions,
+        span=reader.entry_span,
+        field_spans=reader.field_spans(),
+    )
+
+
+def _read_schema(
+    reader: EntryReader, parser: SchemaParser, functions: Mapping[str, NativeFunction] | None
+) -> FunctionSchema | None:
+    node = reader.node_of("name")
+    if node is None:
+        reader.sink.error(
+            reader.entry_span,
+            "derivative entry has no 'name'",
+            "give the operator's schema, e.g. 'name: foo(Tensor self) -> Tensor'",
+        )
+        return None
+    text = reader.string("name", "a schema string")
+    if text is None or not isinstance(node, ScalarNode):
+        return None
+    line, column = text_start(node)
+    try:
+        schema = parser.parse(text, file=reader.file, line=line, column=column)
+    except SchemacError as error:
+        reader.sink.extend(error.diagnostics)
+        return None
+    if (
+        functions is not None
+        and str(schema) not in functions
+        and not _autogenerated(schema, functions)
+    ):
+        reader.sink.error(
+            schema.span,
+            f"no operator '{schema}' in native_functions.yaml",
+            _missing_operator_hint(schema, functions),
+        )
+        return None
+    return schema
+
+
+def _autogenerated(schema: FunctionSchema, functions: Mapping[str, NativeFunction]) -> bool:
+    """Whether an entry's ``autogen:`` promises this operator.
+
+    Its schema is synthesised by a pass, so only the name can be checked here.
+    """
+    return any(schema.name in f.autogen for f in functions.values() if f.autogen)
+
+
+def _missing_operator_hint(
+    schema: FunctionSchema, functions: Mapping[str, NativeFunction]
+) -> str | None:
+    same_name = [text for text, f in functions.items() if f.name == schema.name]
+    if same_name:
+        return f"native_functions.yaml has '{same_name[0]}'"
+    names = {str(f.name) for f in functions.values()}
+    return did_you_mean(str(schema.name), names)
+
+
+def _read_output_differentiability(
+    reader: EntryReader,
+) -> tuple[tuple[bool, ...] | None, tuple[str, ...] | None]:
+    node = reader.node_of("output_differentiability")
+    if node is None:
+        return None, None
+    expected = "a list of True/False (or one C++ condition string)"
+    if not isinstance(node, SequenceNode) or not node.value:
+        reader.wrong_type(node, expected)
+        return None, None
+    values = [scalar_value(item) if isinstance(item, ScalarNode) else item for item in node.value]
+    if all(isinstance(value, bool) for value in values):
+        return tuple(bool(v) for v in values), None
+    if len(values) == 1 and isinstance(values[0], str):
+        return None, (values[0],)
+    reader.wrong_type(node, expected, "a condition is only supported for a single output")
+    return None, None
+
+
+def _read_group(
+    reader: EntryReader, key_node: Node, group_node: Node, schema: FunctionSchema | None
+) -> DispatchFormulas | None:
+    key = reader.string_of(key_node, "an autograd dispatch key")
+    if key is None:
+        return None
+    if key != DEFAULT_KEY and key not in AUTOGRAD_KEYS:
+        reader.sink.error(
+            reader.span(key_node),
+            f"unknown autograd dispatch key '{key}'",
+            did_you_mean(key, (DEFAULT_KEY, *AUTOGRAD_KEYS))
+            or "use 'Default' or 'AutogradNestedTensor'",
+        )
+        return None
+    if not isinstance(group_node, MappingNode):
+        reader.wrong_type(group_node, f"a mapping of formulas under '{key}'")
+        return None
+    group_reader = EntryReader(reader.file, group_node, reader.sink, None, f"'{key}' formula table")
+    items = [(reader.span(k), k, v) for _, k, v in group_reader.items()]
+    backward, forward = _read_formulas(reader, items, schema)
+    return DispatchFormulas(key, backward, forward, span=reader.span(key_node))
+
+
+def _read_formulas(
+    reader: EntryReader, items: list[tuple[Span, Node, Node]], schema: FunctionSchema | None
+) -> tuple[tuple[Formula, ...], tuple[Formula, ...]]:
+    backward: list[Formula] = []
+    forward: list[Formula] = []
+    argument_names = {a.name for a in schema.arguments.flat_all} if schema else set()
+    output_names = _output_names(schema) if schema else set()
+    for span, key_node, value_node in items:
+        assert isinstance(key_node, ScalarNode)
+        text = reader.string_of(value_node, f"a formula for '{key_node.value}'")
+        if text is None:
+            continue
+        pieces = split_pieces(key_node.value)
+        names = tuple(name for name, _ in pieces)
+        is_backward = names[0] in argument_names
+        if schema is not None:
+            allowed = argument_names if is_backward else output_names
+            for name, offset in pieces:
+                if name not in allowed:
+                    _unknown_variable(
+                        reader, key_node, name, offset, schema, argument_names | output_names
+                    )
+        formula = Formula(names, text, span=span, text_span=reader.span(value_node))
+        (backward if is_backward else forward).append(formula)
+    return tuple(backward), tuple(forward)
+
+
+def _output_names(schema: FunctionSchema) -> set[str]:
+    names = {"result"} | {f"result{i}" for i in range(len(schema.returns))}
+    return names | {r.name for r in schema.returns if r.name is not None}
+
+
+def _unknown_variable(
+    reader: EntryReader,
+    key_node: ScalarNode,
+    name: str,
+    offset: int,
+    schema: FunctionSchema,
+    known: set[str],
+) -> None:
+    span = piece_span(reader, key_node, offset, max(len(name), 1))
+    if not name:
+        reader.sink.error(span, "empty variable name in formula key", "separate names with ', '")
+        return
+    if _RESULT_NAME.fullmatch(name):
+        message = f"'{schema.name}' has {len(schema.returns)} outputs; there is no '{name}'"
+    else:
+        message = f"'{schema.name}' has no argument or output named '{name}'"
+    inputs = ", ".join(a.name for a in schema.arguments.flat_all) or "none"
+    reader.sink.error(span, message, did_you_mean(name, known) or f"its arguments are: {inputs}")

@@ -1,0 +1,256 @@
+"""The structured values inside a native-function entry.
+
+Most keys of a native_functions.yaml entry hold a bool or a name; a few hold
+small languages of their own: ``dispatch:`` (a table whose keys are
+comma-separated dispatch-key lists), ``precomputed:`` (``name -> Type a, Type b``
+lines plus an optional line of added arguments), ``ufunc_inner_loop:``
+(``name (Dtype, Dtype)``) and ``autogen:`` (a comma-separated list of operator
+names).  Each is parsed here into IR, reporting mistakes at the exact
+position inside the YAML value where possible.
+"""
+
+from __future__ import annotations
+
+import re
+
+from schemac.diagnostics import SchemacError, Span, did_you_mean
+from schemac.frontend.entry_reader import EntryReader, maps_exactly, text_start
+from schemac.frontend.schema_parser import SchemaParser
+from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, scalar_value
+from schemac.ir.dispatch import KNOWN_DISPATCH_KEYS
+from schemac.ir.names import OperatorName
+from schemac.ir.native import DispatchEntry, Precompute, UfuncInnerLoop
+from schemac.ir.schema import Argument
+
+#: The keys of a ``ufunc_inner_loop:`` table; a bare string means ``Generic``.
+UFUNC_KEYS = (
+    "CUDAFunctor",
+    "CUDAFunctorOnOther",
+    "CUDAFunctorOnSelf",
+    "CPUScalar",
+    "CPUVector",
+    "ScalarOnly",
+    "Generic",
+)
+
+_UFUNC_LOOP = re.compile(r"([A-Za-z_][A-Za-z0-9_]*) \(([A-Za-z0-9_]+(?:, [A-Za-z0-9_]+)*)\)")
+
+
+def piece_position(node: ScalarNode, offset: int) -> tuple[int, int]:
+    """Where character ``offset`` of a scalar's value is in the file.
+
+    Exact for one-line plain and simply-quoted scalars; otherwise the start of
+    the scalar (the best a folded or escaped value allows).
+    """
+    line, column = text_start(node)
+    return (line, column + offset) if maps_exactly(node) else (line, column)
+
+
+def piece_span(reader: EntryReader, node: ScalarNode, offset: int, length: int) -> Span:
+    line, column = piece_position(node, offset)
+    if not maps_exactly(node):
+        return reader.span(node)
+    return Span.point(reader.file, line, column, length)
+
+
+def split_pieces(text: str, separator: str = ",") -> list[tuple[str, int]]:
+    """Split at ``separator``; each piece stripped, with its offset in ``text``."""
+    pieces: list[tuple[str, int]] = []
+    offset = 0
+    for raw in text.split(separator):
+        stripped = raw.strip()
+        lead = len(raw) - len(raw.lstrip())
+        pieces.append((stripped, offset + lead))
+        offset += len(raw) + len(separator)
+    return pieces
+
+
+def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
+    table = reader.mapping("dispatch")
+    if table is None:
+        return None
+    entries: list[DispatchEntry] = []
+    seen: dict[str, int] = {}
+    for key_node, value_node in table.value:
+        keys_text = reader.string_of(key_node, "dispatch keys such as 'CPU, CUDA'")
+        kernel = reader.string_of(value_node, "a kernel name")
+        if keys_text is None or kernel is None:
+            continue
+        assert isinstance(key_node, ScalarNode)
+        keys: list[str] = []
+        for key, offset in split_pieces(keys_text):
+            span = piece_span(reader, key_node, offset, len(key))
+            if not key:
+                reader.sink.error(span, "empty dispatch key", "separate keys with ', '")
+                continue
+            if key not in KNOWN_DISPATCH_KEYS:
+                reader.sink.error(
+                    span,
+                    f"unknown dispatch key '{key}'",
+                    did_you_mean(key, KNOWN_DISPATCH_KEYS),
+                )
+                continue
+            if key in seen:
+                reader.sink.error(
+                    span,
+                    f"dispatch key '{key}' is given twice",
+                    f"the first is on line {seen[key]}",
+                )
+                continue
+            seen[key] = span.line
+            keys.append(key)
+        if not kernel.strip():
+            reader.sink.error(reader.span(value_node), "empty kernel name")
+            continue
+        if keys:
+            entries.append(
+                DispatchEntry(
+                    tuple(keys),
+                    kernel,
+                    span=reader.span(key_node),
+                    kernel_span=reader.span(value_node),
+                )
+            )
+    return tuple(entries)
+
+
+def read_autogen(reader: EntryReader, parser: SchemaParser) -> tuple[OperatorName, ...]:
+    node = reader.node_of("autogen")
+    text = reader.string("autogen", "a comma-separated list of operator names")
+    if node is None or text is None or not text.strip():
+        return ()
+    assert isinstance(node, ScalarNode)
+    names: list[OperatorName] = []
+    for piece, offset in split_pieces(text):
+        line, column = piece_position(node, offset)
+        if not piece:
+            reader.sink.error(
+                piece_span(reader, node, offset, 1),
+                "empty name in autogen list",
+                "separate operator names with ', '",
+            )
+            continue
+        try:
+            names.append(parser.operator_name(piece, file=reader.file, line=line, column=column))
+        except SchemacError as error:
+            reader.sink.extend(error.diagnostics)
+    return tuple(names)
+
+
+def read_operator_name(reader: EntryReader, parser: SchemaParser, key: str) -> OperatorName | None:
+    node = reader.node_of(key)
+    text = reader.string(key, "an operator name")
+    if node is None or text is None:
+        return None
+    assert isinstance(node, ScalarNode)
+    line, column = text_start(node)
+    if "::" in text:
+        reader.sink.error(
+            reader.span(node),
+            f"'{key}' cannot name a namespace",
+            "the operator is looked up in the entry's own namespace",
+        )
+        return None
+    try:
+        return parser.operator_name(text, file=reader.file, line=line, column=column)
+    except SchemacError as error:
+        reader.sink.extend(error.diagnostics)
+        return None
+
+
+def read_precomputed(reader: EntryReader, parser: SchemaParser) -> Precompute | None:
+    lines = reader.string_list("precomputed")
+    if not lines:
+        if "precomputed" in reader:
+            node = reader.node_of("precomputed")
+            if node is not None and not isinstance(node, ScalarNode):
+                reader.sink.error(reader.value_span("precomputed"), "'precomputed' is empty")
+        return None
+    replace: list[tuple[str, tuple[Argument, ...]]] = []
+    add: tuple[Argument, ...] = ()
+    for index, (text, node) in enumerate(lines):
+        arrow = text.find(" -> ")
+        if arrow < 0:
+            if index != len(lines) - 1:
+                reader.sink.error(
+                    reader.span(node),
+                    "a precomputed line without ' -> ' must be the last line",
+                    "write 'kernel_arg -> Type name, ...' to replace an argument; "
+                    "only the last line may list added arguments",
+                )
+                continue
+            add = _precomputed_arguments(reader, parser, node, text, 0)
+            continue
+        replaced = text[:arrow]
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", replaced):
+            reader.sink.error(
+                piece_span(reader, node, 0, max(len(replaced), 1)),
+                f"'{replaced}' is not an argument name",
+                "write 'kernel_arg -> Type name, ...'",
+            )
+            continue
+        replacement = _precomputed_arguments(reader, parser, node, text, arrow + len(" -> "))
+        replace.append((replaced, replacement))
+    return Precompute(tuple(replace), add, span=reader.value_span("precomputed"))
+
+
+def _precomputed_arguments(
+    reader: EntryReader, parser: SchemaParser, node: ScalarNode, text: str, start: int
+) -> tuple[Argument, ...]:
+    arguments: list[Argument] = []
+    for piece, offset in split_pieces(text[start:]):
+        line, column = piece_position(node, start + offset)
+        try:
+            arguments.append(parser.argument(piece, file=reader.file, line=line, column=column))
+        except SchemacError as error:
+            reader.sink.extend(error.diagnostics)
+    return tuple(arguments)
+
+
+def read_ufunc_inner_loop(reader: EntryReader) -> tuple[UfuncInnerLoop, ...]:
+    node = reader.node_of("ufunc_inner_loop")
+    if node is None:
+        return ()
+    if isinstance(node, ScalarNode) and isinstance(scalar_value(node), str):
+        loop = _ufunc_loop(reader, "Generic", node)
+        return (loop,) if loop else ()
+    if not isinstance(node, MappingNode):
+        reader.wrong_type(node, "a string or a mapping for 'ufunc_inner_loop'")
+        return ()
+    loops: list[UfuncInnerLoop] = []
+    for key_node, value_node in node.value:
+        key = reader.string_of(key_node, "a ufunc key")
+        if key is None:
+            continue
+        if key not in UFUNC_KEYS:
+            reader.sink.error(
+                reader.span(key_node),
+                f"unknown ufunc key '{key}'",
+                did_you_mean(key, UFUNC_KEYS) or "known keys: " + ", ".join(UFUNC_KEYS),
+            )
+            continue
+        if (
+            not isinstance(value_node, ScalarNode)
+            or reader.string_of(value_node, "a ufunc loop") is None
+        ):
+            if isinstance(value_node, ScalarNode):
+                continue
+            reader.wrong_type(value_node, "a ufunc loop such as 'add (AllAndComplex, Half)'")
+            continue
+        loop = _ufunc_loop(reader, key, value_node)
+        if loop:
+            loops.append(loop)
+    return tuple(loops)
+
+
+def _ufunc_loop(reader: EntryReader, key: str, node: ScalarNode) -> UfuncInnerLoop | None:
+    match = _UFUNC_LOOP.fullmatch(node.value)
+    if match is None:
+        reader.sink.error(
+            reader.span(node),
+            f"malformed ufunc inner loop '{node.value}'",
+            "write 'name (Dtype, Dtype, ...)', e.g. 'add (AllAndComplex, BFloat16, Half)'",
+        )
+        return None
+    dtypes = tuple(match.group(2).split(", "))
+    return UfuncInnerLoop(key, match.group(1), dtypes, span=reader.span(node))

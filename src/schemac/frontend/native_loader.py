@@ -1,0 +1,233 @@
+"""native_functions.yaml -> :class:`~schemac.ir.native.NativeFunction` entries.
+
+Each ``- func:`` item is read key by key with :class:`EntryReader`, so that a
+wrong value is reported at its own position and the rest of the entry (and the
+rest of the file) is still checked.  The schema string is handed to the schema
+parser with the position where it stands in the file, so schema diagnostics
+point into the YAML.
+
+Only rules that concern one entry on its own are checked here (a value's
+type, a known tag, a known dispatch key, a key combination that makes no sense
+such as ``precomputed`` without ``structured``).  Rules that relate entries to
+each other, other than duplicate names, are for the passes.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
+from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
+from schemac.frontend.native_fields import (
+    read_autogen,
+    read_dispatch,
+    read_operator_name,
+    read_precomputed,
+    read_ufunc_inner_loop,
+)
+from schemac.frontend.schema_parser import SchemaParser
+from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
+from schemac.ir.native import DeviceCheck, NativeFunction, Variant
+from schemac.ir.schema import FunctionSchema
+
+NATIVE_KEYS = (
+    "func",
+    "variants",
+    "dispatch",
+    "structured",
+    "structured_delegate",
+    "structured_inherits",
+    "precomputed",
+    "device_guard",
+    "device_check",
+    "manual_kernel_registration",
+    "manual_cpp_binding",
+    "python_module",
+    "category_override",
+    "autogen",
+    "tags",
+    "ufunc_inner_loop",
+    "cpp_no_default_args",
+    "use_const_ref_for_mutable_tensors",
+)
+
+DEFAULT_NAMESPACE = "aten"
+
+
+def load_native_functions(
+    doc: YamlDocument,
+    parser: SchemaParser,
+    valid_tags: frozenset[str] | None,
+    sink: DiagnosticSink,
+) -> tuple[NativeFunction, ...]:
+    entries = top_level_entries(
+        doc,
+        sink,
+        "native function entries",
+        "an entry looks like '- func: name(Tensor self) -> Tensor'",
+    )
+    functions: list[NativeFunction] = []
+    first_line: dict[str, int] = {}
+    for node in entries:
+        function = _load_entry(doc.file, node, parser, valid_tags, sink)
+        if function is None:
+            continue
+        key = f"{function.namespace}::{function.name}"
+        if key in first_line:
+            sink.error(
+                function.func.name_span,
+                f"operator '{function.name}' is defined twice",
+                f"the first definition is on line {first_line[key]}",
+            )
+            continue
+        first_line[key] = function.span.line
+        functions.append(function)
+    return tuple(functions)
+
+
+def _load_entry(
+    file: str,
+    node: MappingNode,
+    parser: SchemaParser,
+    valid_tags: frozenset[str] | None,
+    sink: DiagnosticSink,
+) -> NativeFunction | None:
+    reader = EntryReader(file, node, sink, NATIVE_KEYS, "native function entry")
+    schema = _read_schema(reader, parser)
+    variants = _read_variants(reader)
+    structured = reader.boolean("structured", False)
+    precomputed = read_precomputed(reader, parser)
+    dispatch = read_dispatch(reader)
+    manual_kernel_registration = reader.boolean("manual_kernel_registration", False)
+    use_const_ref = reader.boolean("use_const_ref_for_mutable_tensors", False)
+    python_module = reader.string("python_module")
+    ufunc = read_ufunc_inner_loop(reader)
+    fields = dict(
+        variants=variants,
+        dispatch=dispatch,
+        structured=structured,
+        structured_delegate=read_operator_name(reader, parser, "structured_delegate"),
+        structured_inherits=reader.string("structured_inherits"),
+        precomputed=precomputed,
+        device_guard=reader.boolean("device_guard", True),
+        device_check=_read_device_check(reader),
+        manual_kernel_registration=manual_kernel_registration,
+        manual_cpp_binding=reader.boolean("manual_cpp_binding", False),
+        python_module=python_module,
+        category_override=reader.string("category_override"),
+        autogen=read_autogen(reader, parser),
+        tags=_read_tags(reader, valid_tags),
+        ufunc_inner_loop=ufunc,
+        cpp_no_default_args=frozenset(t for t, _ in reader.string_list("cpp_no_default_args")),
+        use_const_ref_for_mutable_tensors=use_const_ref,
+    )
+    if precomputed is not None and not structured:
+        sink.error(reader.key_span("precomputed"), "'precomputed' requires 'structured: True'")
+    if ufunc and not structured:
+        sink.error(
+            reader.key_span("ufunc_inner_loop"), "'ufunc_inner_loop' requires 'structured: True'"
+        )
+    if dispatch is not None and manual_kernel_registration:
+        sink.error(
+            reader.key_span("dispatch"),
+            "'dispatch' has no effect with 'manual_kernel_registration: True'",
+            "remove one of the two",
+        )
+    if python_module is not None and Variant.method in variants:
+        sink.error(
+            reader.key_span("python_module"),
+            "functions in a python_module cannot be methods",
+            "remove 'method' from 'variants'",
+        )
+    if schema is None:
+        return None
+    if use_const_ref and schema.arguments.out:
+        sink.error(
+            reader.key_span("use_const_ref_for_mutable_tensors"),
+            "'use_const_ref_for_mutable_tensors' is not supported on out= operators",
+        )
+    namespace = schema.name.name.namespace or DEFAULT_NAMESPACE
+    if schema.name.name.namespace is not None:
+        # The namespace is a property of the entry; the schema is the
+        # unqualified one the dispatcher registers inside that namespace.
+        name = attrs.evolve(schema.name, name=attrs.evolve(schema.name.name, namespace=None))
+        schema = attrs.evolve(schema, name=name)
+    return NativeFunction(
+        func=schema,
+        namespace=namespace,
+        span=reader.entry_span,
+        field_spans=reader.field_spans(),
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def _read_schema(reader: EntryReader, parser: SchemaParser) -> FunctionSchema | None:
+    node = reader.node_of("func")
+    if node is None:
+        reader.sink.error(
+            reader.entry_span,
+            "native function entry has no 'func'",
+            "every entry starts with 'func: name(Type arg, ...) -> Return'",
+        )
+        return None
+    text = reader.string("func", "a schema string")
+    if text is None:
+        return None
+    assert isinstance(node, ScalarNode)
+    line, column = text_start(node)
+    try:
+        return parser.parse(text, file=reader.file, line=line, column=column)
+    except SchemacError as error:
+        reader.sink.extend(error.diagnostics)
+        return None
+
+
+_VARIANT_HINT = "write 'function', 'method' or 'function, method'"
+
+
+def _read_variants(reader: EntryReader) -> frozenset[Variant]:
+    node = reader.node_of("variants")
+    if node is None:
+        return frozenset({Variant.function})
+    text = reader.string("variants", "a string such as 'function, method'")
+    if text is None:
+        return frozenset({Variant.function})
+    variants: set[Variant] = set()
+    for piece in text.split(","):
+        name = piece.strip()
+        if name in Variant.__members__:
+            variants.add(Variant[name])
+        else:
+            hint = did_you_mean(name, Variant.__members__) or _VARIANT_HINT
+            shown = f"'{name}'" if name else "an empty name"
+            reader.sink.error(reader.value_span("variants"), f"unknown variant {shown}", hint)
+    return frozenset(variants) if variants else frozenset({Variant.function})
+
+
+def _read_device_check(reader: EntryReader) -> DeviceCheck:
+    text = reader.string("device_check", "'ExactSame' or 'NoCheck'")
+    if text is None:
+        return DeviceCheck.ExactSame
+    if text not in DeviceCheck.__members__:
+        reader.sink.error(
+            reader.value_span("device_check"),
+            f"unknown device_check '{text}'",
+            did_you_mean(text, DeviceCheck.__members__) or "write 'ExactSame' or 'NoCheck'",
+        )
+        return DeviceCheck.ExactSame
+    return DeviceCheck[text]
+
+
+def _read_tags(reader: EntryReader, valid_tags: frozenset[str] | None) -> tuple[str, ...]:
+    tags: list[str] = []
+    for tag, node in reader.string_list("tags", allow_single=True):
+        if valid_tags is not None and tag not in valid_tags:
+            reader.sink.error(
+                reader.span(node),
+                f"unknown tag '{tag}'",
+                did_you_mean(tag, valid_tags) or "tags must be defined in tags.yaml",
+            )
+            continue
+        if tag not in tags:
+            tags.append(tag)
+    return tuple(tags)
