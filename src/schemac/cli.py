@@ -1,0 +1,169 @@
+"""The ``schemac`` command line: argument parsing and dispatch, nothing else.
+
+Each subcommand is one ``_register_*`` function that adds its parser and
+points it at a handler; the handler calls library code and returns an exit
+code.  Adding a subcommand means writing such a function and listing it in
+:data:`SUBCOMMANDS`.
+
+Exit codes: 0 success, 1 invalid input (every diagnostic printed to stderr as
+``file:line:col: error: ...`` with the source line and a caret), 2 a usage
+error (argparse's own convention).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from schemac.diagnostics import SchemacError, render_all
+from schemac.frontend.loader import load_module, torch_yaml_paths
+from schemac.ir.module import Module
+from schemac.ir.printer import module_to_json, module_to_text, select_functions
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+# -- shared options ------------------------------------------------------------
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """The YAML inputs every command that loads a module takes."""
+    parser.add_argument(
+        "native_functions",
+        metavar="NATIVE_YAML",
+        nargs="?",
+        type=Path,
+        help="native_functions.yaml to load (omit with --torch)",
+    )
+    parser.add_argument("--tags", type=Path, help="tags.yaml: the tags that entries may use")
+    parser.add_argument(
+        "--derivatives", type=Path, help="derivatives.yaml: autograd formulas to load and check"
+    )
+    parser.add_argument(
+        "--deprecated", type=Path, help="deprecated.yaml: deprecated Python signatures"
+    )
+    parser.add_argument(
+        "--torch",
+        action="store_true",
+        help="use the YAML files of the installed torch package; "
+        "paths given explicitly replace the corresponding file",
+    )
+
+
+def load_inputs(args: argparse.Namespace) -> Module:
+    """The module named by :func:`add_input_arguments`' options."""
+    native, tags = args.native_functions, args.tags
+    derivatives, deprecated = args.derivatives, args.deprecated
+    if args.torch:
+        paths = torch_yaml_paths()
+        native = native or paths.native_functions
+        tags = tags or paths.tags
+        derivatives = derivatives or paths.derivatives
+        deprecated = deprecated or paths.deprecated
+    return load_module(native, tags, derivatives, deprecated)
+
+
+def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.native_functions is None and not args.torch:
+        parser.error("give NATIVE_YAML or --torch")
+
+
+# -- check -----------------------------------------------------------------------
+def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "check",
+        help="load the YAML files and report every problem in them",
+        description="Load native_functions.yaml (and optionally tags, derivatives and "
+        "deprecated signatures), check them, and print every diagnostic. "
+        "Exit 0 if the files are valid, 1 if not.",
+    )
+    add_input_arguments(parser)
+    parser.set_defaults(handler=_check, parser=parser)
+
+
+def _check(args: argparse.Namespace) -> int:
+    module = load_inputs(args)
+    print(
+        f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
+        f"{len(module.derivatives)} derivative entries, "
+        f"{len(module.deprecated)} deprecated signatures"
+    )
+    return 0
+
+
+# -- dump-ir -----------------------------------------------------------------------
+def _register_dump_ir(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "dump-ir",
+        help="print the IR the front end builds from the YAML files",
+        description="Load the YAML files and print the resulting IR, as text or JSON.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--op",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="print only this operator ('add.Tensor', or 'add' for every overload); repeatable",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "--spans", action="store_true", help="also print the file:line:col of every IR node"
+    )
+    parser.set_defaults(handler=_dump_ir, parser=parser)
+
+
+def _dump_ir(args: argparse.Namespace) -> int:
+    module = load_inputs(args)
+    if args.op:
+        module = select_functions(module, args.op)
+    printer = module_to_json if args.format == "json" else module_to_text
+    sys.stdout.write(printer(module, spans=args.spans))
+    if args.format == "json":
+        sys.stdout.write("\n")
+    return 0
+
+
+#: Every subcommand's registration function, in the order ``--help`` lists them.
+SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
+    _register_check,
+    _register_dump_ir,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="schemac",
+        description="A schema compiler for native_functions.yaml and friends.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for register in SUBCOMMANDS:
+        register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        if hasattr(args, "native_functions"):
+            _require_input(args.parser, args)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        code: int = args.handler(args)
+    except BrokenPipeError:  # output piped into `head`: not an error of ours
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silences the flush at exit
+        return 0
+    except SchemacError as error:
+        sys.stderr.write(render_all(error.diagnostics) + "\n")
+        count = len(error.diagnostics)
+        sys.stderr.write(f"{count} error{'s' if count != 1 else ''}\n")
+        return 1
+    return code
