@@ -50,7 +50,8 @@ def select_functions(module: Module, names: Collection[str]) -> Module:
     """Only the functions named (``add.Tensor``, or ``add`` for every overload).
 
     Derivative entries and deprecated signatures of other operators go too, so
-    a selection dumps one operator's whole story.
+    a selection dumps one operator's whole story; so do the tag definitions,
+    which are the file's vocabulary rather than part of any operator.
     """
     wanted = set(names)
 
@@ -59,6 +60,7 @@ def select_functions(module: Module, names: Collection[str]) -> Module:
 
     return attrs.evolve(
         module,
+        tags=(),
         functions=tuple(f for f in module.functions if chosen(f.name)),
         derivatives=tuple(d for d in module.derivatives if chosen(d.schema.name)),
         deprecated=tuple(d for d in module.deprecated if chosen(d.schema.name)),
