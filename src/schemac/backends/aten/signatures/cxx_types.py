@@ -1,0 +1,151 @@
+"""A tiny model of the C++ types that appear in ATen signatures.
+
+Every signature view produces parameters whose types are values of this
+model rather than strings, so an emitter can ask structural questions ("is
+this a mutable reference?", "what is under the optional?") without parsing
+C++.  ``str()`` of a type is its exact spelling in generated code; the
+spelling (spaces before ``&``, ``::std::`` prefixes, no space after commas in
+template argument lists) is the one ATen's checked-in headers use, so that
+generated declarations compare textually with PyTorch's.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen
+class Named:
+    """A type spelled by name: ``at::Tensor``, ``int64_t``, ``c10::SymInt``."""
+
+    spelling: str
+
+    def __str__(self) -> str:
+        return self.spelling
+
+
+@attrs.frozen
+class ConstRef:
+    elem: CType
+
+    def __str__(self) -> str:
+        return f"const {self.elem} &"
+
+
+@attrs.frozen
+class MutRef:
+    elem: CType
+
+    def __str__(self) -> str:
+        return f"{self.elem} &"
+
+
+@attrs.frozen
+class Optional:
+    elem: CType
+
+    def __str__(self) -> str:
+        return f"::std::optional<{self.elem}>"
+
+
+@attrs.frozen
+class ArrayRef:
+    elem: CType
+
+    def __str__(self) -> str:
+        return f"at::ArrayRef<{self.elem}>"
+
+
+@attrs.frozen
+class List:
+    """``c10::List<T>``: the boxed, refcounted list (``Tensor?[]``)."""
+
+    elem: CType
+
+    def __str__(self) -> str:
+        return f"c10::List<{self.elem}>"
+
+
+@attrs.frozen
+class Vector:
+    elem: CType
+
+    def __str__(self) -> str:
+        return f"::std::vector<{self.elem}>"
+
+
+@attrs.frozen
+class Array:
+    elem: CType
+    size: int
+
+    def __str__(self) -> str:
+        return f"::std::array<{self.elem},{self.size}>"
+
+
+@attrs.frozen
+class Tuple:
+    elems: tuple[CType, ...]
+
+    def __str__(self) -> str:
+        return "::std::tuple<" + ",".join(str(e) for e in self.elems) + ">"
+
+
+CType = Named | ConstRef | MutRef | Optional | ArrayRef | List | Vector | Array | Tuple
+
+
+def strip_reference(ty: CType) -> CType:
+    """The value type under a ``const T &`` or ``T &``."""
+    return ty.elem if isinstance(ty, (ConstRef, MutRef)) else ty
+
+
+# The named types the schema language maps onto.  One definition each, so a
+# spelling change (say, ``c10::string_view`` to ``std::string_view``) is one edit.
+VOID = Named("void")
+BOOL = Named("bool")
+INT64 = Named("int64_t")
+DOUBLE = Named("double")
+TENSOR = Named("at::Tensor")
+SCALAR = Named("at::Scalar")
+SYMINT = Named("c10::SymInt")
+SYMBOOL = Named("c10::SymBool")
+STRING = Named("c10::string_view")
+SCALAR_TYPE = Named("at::ScalarType")
+LAYOUT = Named("at::Layout")
+DEVICE = Named("at::Device")
+TENSOR_OPTIONS = Named("at::TensorOptions")
+INT_ARRAY_REF = Named("at::IntArrayRef")
+SYMINT_ARRAY_REF = Named("c10::SymIntArrayRef")
+OPTIONAL_INT_ARRAY_REF = Named("at::OptionalIntArrayRef")
+OPTIONAL_SYMINT_ARRAY_REF = Named("at::OptionalSymIntArrayRef")
+TENSOR_LIST = Named("at::TensorList")
+I_TENSOR_LIST_REF = Named("at::ITensorListRef")
+I_OPT_TENSOR_LIST_REF = Named("at::IOptTensorListRef")
+OPTIONAL_TENSOR_REF = Named("at::OptionalTensorRef")
+OPTIONAL_SCALAR_REF = Named("at::OptionalScalarRef")
+DISPATCH_KEY_SET = Named("c10::DispatchKeySet")
+
+
+@attrs.frozen
+class Param:
+    """One C++ parameter: its type, name and (for declarations) default.
+
+    ``source`` names the schema argument the parameter comes from (for the
+    gathered ``options`` parameter, ``"dtype,layout,device,pin_memory"``), so
+    emitters that translate between views can match parameters by origin.
+    """
+
+    type: CType
+    name: str
+    default: str | None = None
+    source: str = ""
+
+    def decl(self) -> str:
+        text = f"{self.type} {self.name}"
+        return f"{text}={self.default}" if self.default is not None else text
+
+    def defn(self) -> str:
+        return f"{self.type} {self.name}"
+
+    def without_default(self) -> Param:
+        return attrs.evolve(self, default=None)
