@@ -1,0 +1,146 @@
+"""The operators each binding file binds, with their signatures grouped and ordered.
+
+This is the view every emitter consumes: for one :class:`BindingModule`, the
+operator names it binds (sorted by name, as the files list them), and for each
+name its :class:`OperatorBinding` - the raw (signature, function) pairs and
+the merged, ordered parser entries.  Computed once per module per run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from schemac.backends.python.deprecated import deprecated_signatures
+from schemac.backends.python.overloads import OverloadGroup, SignedFunction, group_overloads
+from schemac.backends.python.routing import BINDING_MODULES, BindingModule
+from schemac.backends.python.signatures import cpp_function_name, python_signature
+from schemac.backends.python.skips import (
+    GENERATED_TAG,
+    SKIPPED_SCHEMAS,
+    STILL_BOUND_GENERATED_TAG,
+    is_skipped_name,
+)
+from schemac.ir.module import Module
+from schemac.ir.names import BaseOperatorName
+from schemac.ir.native import NativeFunction
+from schemac.ir.types import BaseTy, BaseType
+
+#: Operators the tracer records through their parts, never as themselves
+#: (PyTorch's tools/autograd/gen_trace_type.py, DONT_RECORD_TRACE).
+UNTRACED_OPERATORS = frozenset(
+    {
+        "convolution",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+        "lstm_cell",
+        "gru_cell",
+        "rnn_tanh_cell",
+        "rnn_relu_cell",
+        "_coalesced",
+    }
+)
+
+
+def is_bound(function: NativeFunction) -> bool:
+    """Whether PyTorch generates a Python binding for this overload (see :mod:`.skips`)."""
+    tags = set(function.tags)
+    if (function.generated or GENERATED_TAG in tags) and STILL_BOUND_GENERATED_TAG not in tags:
+        return False
+    if is_skipped_name(cpp_function_name(function.func)):
+        return False
+    return str(function.func) not in SKIPPED_SCHEMAS
+
+
+def is_traceable(function: NativeFunction) -> bool:
+    """Whether the JIT tracer can record a call (it cannot record Storage or non-Tensor results)."""
+    storage = BaseType(BaseTy.Storage)
+    if any(a.type == storage for a in function.func.arguments.flat_all):
+        return False
+    if not any(str(r.type).startswith("Tensor") for r in function.func.returns):
+        return False
+    return function.func.name.name.base not in UNTRACED_OPERATORS
+
+
+@attrs.frozen
+class OperatorBinding:
+    """Everything one ``THPVariable_<name>`` function binds."""
+
+    name: BaseOperatorName
+    module: BindingModule
+    overloads: tuple[SignedFunction, ...]
+    groups: tuple[OverloadGroup, ...]
+
+    @property
+    def cpp_name(self) -> str:
+        return f"THPVariable_{self.name}"
+
+    @property
+    def takes_no_arguments(self) -> bool:
+        return len(self.overloads) == 1 and self.overloads[0].signature.arguments_count == 0
+
+    @property
+    def max_arguments(self) -> int:
+        return max(o.signature.arguments_count for o in self.overloads)
+
+    @property
+    def traceable(self) -> bool:
+        return all(is_traceable(o.function) for o in self.overloads)
+
+
+@attrs.frozen
+class PythonBindings:
+    """All bindings of a module, per output file."""
+
+    methods: tuple[OperatorBinding, ...]
+    per_module: tuple[tuple[BindingModule, tuple[OperatorBinding, ...]], ...]
+    #: Every function-side (signature, function) pair, for return types.
+    function_pairs: tuple[SignedFunction, ...]
+
+    def for_module(self, module: BindingModule) -> tuple[OperatorBinding, ...]:
+        for candidate, bindings in self.per_module:
+            if candidate == module:
+                return bindings
+        return ()
+
+
+def signed_functions(
+    module: Module, functions: Sequence[NativeFunction], *, method: bool
+) -> list[SignedFunction]:
+    pairs = [
+        SignedFunction(
+            python_signature(f.func, category_override=f.category_override, method=method), f
+        )
+        for f in functions
+    ]
+    return pairs + deprecated_signatures(module.deprecated, pairs, method=method)
+
+
+def operator_bindings(
+    pairs: Sequence[SignedFunction], target: BindingModule
+) -> tuple[OperatorBinding, ...]:
+    by_name: dict[BaseOperatorName, list[SignedFunction]] = {}
+    for pair in pairs:
+        if target.binds(pair.function):
+            by_name.setdefault(pair.function.func.name.name, []).append(pair)
+    return tuple(
+        OperatorBinding(name, target, tuple(items), tuple(group_overloads(items)))
+        for name, items in sorted(by_name.items(), key=lambda item: str(item[0]))
+    )
+
+
+def python_bindings(module: Module) -> PythonBindings:
+    bound = [f for f in module.functions if is_bound(f)]
+    method_pairs = signed_functions(module, bound, method=True)
+    function_pairs = signed_functions(module, bound, method=False)
+    per_module = tuple(
+        (target, operator_bindings(method_pairs if target.method else function_pairs, target))
+        for target in BINDING_MODULES
+    )
+    methods = dict(per_module)[BINDING_MODULES[0]]
+    return PythonBindings(methods, per_module, tuple(function_pairs))

@@ -1,0 +1,145 @@
+"""From the overloads of one operator name to the ordered list the parser tries.
+
+Two steps, both behaviour the runtime depends on:
+
+1. **Merging out= twins.**  ``abs(Tensor self)`` and ``abs.out(Tensor self, *,
+   Tensor(a!) out)`` differ only in ``out``, so they share one parser entry,
+   ``abs(Tensor input, *, Tensor out=None)``, and the binding branches on
+   whether ``out`` was given.  Overloads are matched by their signature text
+   without outputs; an out= overload with no twin is an input error.
+
+2. **Ordering.**  PythonArgParser tries signatures in order and takes the
+   first that accepts the arguments, and some accept the same call (a Python
+   number converts to both ``Scalar`` and ``Tensor``).  Note [Overload order]:
+   signatures are sorted by text, then reordered so that a signature comes
+   after every signature it is "smaller" than: same arity, and each parameter
+   type equal to or less specific than the other's (``Scalar`` < ``Tensor``,
+   ``int[]`` < ``int``, ``Tensor[]`` < other lists, ``SymInt[]`` < ``int[]``,
+   ``int``/``SymInt`` < ``Tensor``).  Ties keep the text order; the reorder is
+   the same Kahn-style sweep PyTorch uses, so the result is identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import attrs
+
+from schemac.backends.python.signatures import PythonSignature
+from schemac.diagnostics import Diagnostic, InputError
+from schemac.ir.native import NativeFunction
+from schemac.ir.types import Type
+
+
+@attrs.frozen
+class SignedFunction:
+    """A native function with one of its Python signatures (a function may have several)."""
+
+    signature: PythonSignature
+    function: NativeFunction
+
+
+@attrs.frozen
+class OverloadGroup:
+    """One parser entry: an overload, and its out= twin when they were merged."""
+
+    signature: PythonSignature
+    base: NativeFunction
+    out: NativeFunction | None = None
+
+
+def group_overloads(overloads: Sequence[SignedFunction]) -> list[OverloadGroup]:
+    bases: dict[str, SignedFunction] = {}
+    outs: dict[str, SignedFunction] = {}
+    problems: list[Diagnostic] = []
+    for item in overloads:
+        key = item.signature.text(skip_outputs=True)
+        table = outs if item.function.func.is_out_fn else bases
+        if key in table:
+            problems.append(
+                Diagnostic(
+                    item.function.span,
+                    f"'{item.function.func.name}' has the same Python signature as "
+                    f"'{table[key].function.func.name}': {key}",
+                    "Python cannot tell these overloads apart; change an argument type or name",
+                )
+            )
+            continue
+        table[key] = item
+    for key, out in outs.items():
+        if key not in bases:
+            problems.append(
+                Diagnostic(
+                    out.function.span,
+                    f"out= overload '{out.function.func.name}' has no functional twin with the "
+                    f"Python signature {key}",
+                    "every out= overload needs an overload that takes the same arguments minus out",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+    groups = []
+    for key, base in bases.items():
+        twin = outs.get(key)
+        if twin is None:
+            groups.append(OverloadGroup(base.signature, base.function))
+        else:
+            merged = base.signature.with_outputs_of(twin.signature)
+            groups.append(OverloadGroup(merged, base.function, twin.function))
+    return sort_overloads(groups)
+
+
+#: (less specific, more specific) parameter type spellings; see Note [Overload order].
+_LESS_SPECIFIC: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("Scalar", "Tensor"),
+        ("Scalar?", "Tensor?"),
+        ("int[]", "int"),
+        ("int[]", "int?"),
+        ("SymInt[]", "int[]"),
+        ("SymInt", "Tensor"),
+        ("int", "Tensor"),
+    }
+)
+
+
+def _type_less_specific(a: Type, b: Type) -> bool:
+    left, right = str(a), str(b)
+    if left == "Tensor[]" and "[]" in right:
+        return True
+    return (left, right) in _LESS_SPECIFIC
+
+
+def _less_specific(a: PythonSignature, b: PythonSignature) -> bool:
+    left = a.arguments(skip_outputs=True)
+    right = b.arguments(skip_outputs=True)
+    if len(left) != len(right):
+        return False
+    pairs = list(zip(left, right, strict=True))
+    if all(x.type == y.type for x, y in pairs):
+        return False
+    return all(str(x.type) == str(y.type) or _type_less_specific(x.type, y.type) for x, y in pairs)
+
+
+def sort_overloads(groups: Sequence[OverloadGroup]) -> list[OverloadGroup]:
+    ordered = sorted(groups, key=lambda g: g.signature.text())
+    # must_follow[i]: the signatures that signature i has to come after.
+    must_follow: dict[int, set[int]] = {}
+    for i, first in enumerate(ordered):
+        for j, second in enumerate(ordered):
+            if _less_specific(first.signature, second.signature):
+                must_follow.setdefault(i, set()).add(j)
+    if not must_follow:
+        return list(ordered)
+    placed = [i for i in range(len(ordered)) if i not in must_follow]
+    cursor = 0
+    while cursor < len(placed):
+        done = placed[cursor]
+        cursor += 1
+        for waiting in sorted(must_follow):
+            pending = must_follow[waiting]
+            pending.discard(done)
+            if not pending:
+                del must_follow[waiting]
+                placed.append(waiting)
+    return [ordered[i] for i in placed]

@@ -1,0 +1,183 @@
+"""Parser signatures: how one schema looks to Python.
+
+A schema becomes a :class:`PythonSignature` by three changes (see
+docs/python.md for worked examples):
+
+* ``self`` is dropped for methods (the tensor the method is called on) and
+  renamed ``input`` for functions (:meth:`PythonArgument.formal`);
+* out arguments merge into one optional ``out=None`` parameter
+  (:func:`~schemac.backends.python.arguments.out_argument`);
+* the TensorOptions quartet is replaced by five scattered keyword arguments
+  (``dtype``, ``layout``, ``device``, ``pin_memory``, ``requires_grad``), for
+  every factory, ``new_*`` and ``*_like`` function, whether or not the schema
+  itself takes TensorOptions - an out= factory still lets Python ask for a
+  dtype, which is then checked against ``out``.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.backends.python.arguments import (
+    PythonArgument,
+    is_tensor_like,
+    out_argument,
+)
+from schemac.backends.python.defaults import cpp_default, python_default
+from schemac.ir.schema import Argument, FunctionSchema
+from schemac.ir.types import BaseTy, BaseType, OptionalType
+
+#: Arguments Python adds on its own; a schema that declares one would clash.
+RESERVED_ARGUMENT_NAMES = frozenset({"requires_grad"})
+
+#: What a factory's ``device=None`` means: the current default device.
+DEFAULT_DEVICE = "torch::tensors::get_default_device()"
+
+
+@attrs.frozen
+class DeprecatedCall:
+    """What a deprecated signature calls: its schema and the ATen call's argument list.
+
+    ``call_args`` names the deprecated schema's arguments, or constants
+    (``1``), in the order the ATen overload takes them.
+    """
+
+    schema: FunctionSchema
+    call_args: tuple[str, ...]
+
+
+@attrs.frozen
+class PythonSignature:
+    #: The operator's base name as Python sees it (``add``, ``add_``, ``__iadd__``).
+    name: str
+    input_args: tuple[PythonArgument, ...]
+    input_kwargs: tuple[PythonArgument, ...]
+    output: PythonArgument | None
+    #: The scattered TensorOptions keyword arguments (empty for most operators).
+    tensor_options: tuple[PythonArgument, ...]
+    method: bool
+    #: Set for the signatures of deprecated.yaml.
+    deprecated: DeprecatedCall | None = None
+
+    def arguments(
+        self, *, skip_outputs: bool = False, skip_tensor_options: bool = False
+    ) -> tuple[PythonArgument, ...]:
+        """The parser's parameter order: inputs, keywords, out, TensorOptions fields."""
+        items = self.input_args + self.input_kwargs
+        if self.output is not None and not skip_outputs:
+            items += (self.output,)
+        if not skip_tensor_options:
+            items += self.tensor_options
+        return items
+
+    @property
+    def arguments_count(self) -> int:
+        return len(self.arguments())
+
+    @property
+    def output_index(self) -> int:
+        return len(self.input_args) + len(self.input_kwargs)
+
+    def text(self, *, skip_outputs: bool = False) -> str:
+        """The string handed to PythonArgParser, e.g. ``abs(Tensor input, *, Tensor out=None)``."""
+        formals = [a.formal(method=self.method) for a in self.arguments(skip_outputs=skip_outputs)]
+        if len(formals) > len(self.input_args):
+            formals.insert(len(self.input_args), "*")
+        text = f"{self.name}({', '.join(formals)})"
+        return text + "|deprecated" if self.deprecated is not None else text
+
+    def with_outputs_of(self, out_signature: PythonSignature) -> PythonSignature:
+        """The signature that parses both this overload and its out= twin.
+
+        The out= overload's parameters win (they are a superset), but the C++
+        out= overload has no TensorOptions, so those come from this one.
+        """
+        return attrs.evolve(out_signature, tensor_options=self.tensor_options)
+
+
+def python_argument(arg: Argument) -> PythonArgument:
+    default = None if arg.default is None else python_default(arg.default, arg.type)
+    return PythonArgument(arg.name, arg.type, default)
+
+
+def cpp_function_name(schema: FunctionSchema) -> str:
+    """``add``, ``add_``, ``add_out``: the C++ API name PyTorch's rules key on."""
+    base = str(schema.name.name)
+    return base + "_out" if schema.is_out_fn else base
+
+
+def _options_default_init(schema: FunctionSchema, field: str) -> str | None:
+    options = schema.arguments.tensor_options
+    if options is None:
+        return None
+    arg: Argument = getattr(options, field)
+    if arg.default is None or arg.default == "None":
+        return None
+    return cpp_default(arg.default, arg.type)
+
+
+def wants_tensor_options(
+    schema: FunctionSchema, category_override: str | None
+) -> tuple[bool, bool]:
+    """(scatter TensorOptions into Python kwargs?, is it a ``new_*``/``*_like`` function?)"""
+    has_tensor_input = any(is_tensor_like(a.type) for a in schema.arguments.flat_non_out)
+    has_tensor_return = any(is_tensor_like(r.type) for r in schema.returns)
+    name = cpp_function_name(schema)
+    is_factory = category_override == "factory" or (has_tensor_return and not has_tensor_input)
+    is_like_or_new = (
+        category_override in ("new", "like") or name.startswith("new_") or name.endswith("_like")
+    )
+    scatter = (is_factory or is_like_or_new) and category_override != "dummy"
+    return scatter, is_like_or_new
+
+
+def _tensor_options_arguments(
+    schema: FunctionSchema, category_override: str | None
+) -> tuple[PythonArgument, ...]:
+    scatter, like_or_new = wants_tensor_options(schema, category_override)
+    if not scatter:
+        return ()
+
+    def init(field: str) -> str | None:
+        # new_*/like functions take their defaults from the source tensor at run time.
+        return None if like_or_new else _options_default_init(schema, field)
+
+    device_init = None if like_or_new else (init("device") or DEFAULT_DEVICE)
+    optional_bool = OptionalType(BaseType(BaseTy.bool))
+    return (
+        PythonArgument("dtype", OptionalType(BaseType(BaseTy.ScalarType)), "None", init("dtype")),
+        PythonArgument("layout", OptionalType(BaseType(BaseTy.Layout)), "None", init("layout")),
+        PythonArgument("device", OptionalType(BaseType(BaseTy.Device)), "None", device_init),
+        PythonArgument("pin_memory", optional_bool, "False"),
+        PythonArgument("requires_grad", optional_bool, "False"),
+    )
+
+
+class ReservedArgumentName(ValueError):
+    """A schema declares an argument Python adds by itself."""
+
+
+def python_signature(
+    schema: FunctionSchema,
+    *,
+    category_override: str | None,
+    method: bool,
+    deprecated: DeprecatedCall | None = None,
+) -> PythonSignature:
+    args = schema.arguments
+    for arg in args.flat_all:
+        if arg.name in RESERVED_ARGUMENT_NAMES:
+            raise ReservedArgumentName(arg.name)
+    positional = args.positional
+    if method and args.self_arg is not None:
+        positional = args.pre_self_positional + args.post_self_positional
+    keywords = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    return PythonSignature(
+        name=str(schema.name.name),
+        input_args=tuple(python_argument(a) for a in positional),
+        input_kwargs=tuple(python_argument(a) for a in keywords),
+        output=out_argument(tuple(python_argument(a) for a in args.out)),
+        tensor_options=_tensor_options_arguments(schema, category_override),
+        method=method,
+        deprecated=deprecated,
+    )
