@@ -173,7 +173,7 @@ def maps_exactly(node: ScalarNode) -> bool:
     if node.start_mark.line != node.end_mark.line:
         return False
     width = node.end_mark.column - node.start_mark.column
-    if node.style is None:
+    if not node.style:  # plain: None from the Python parser, "" from libyaml
         return width == len(node.value)
     if node.style in ("'", '"'):
         return width == len(node.value) + 2

@@ -19,6 +19,8 @@ import attrs
 from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
 from schemac.frontend.native_fields import (
+    piece_span,
+    split_pieces,
     read_autogen,
     read_dispatch,
     read_operator_name,
@@ -193,14 +195,15 @@ def _read_variants(reader: EntryReader) -> frozenset[Variant]:
     if text is None:
         return frozenset({Variant.function})
     variants: set[Variant] = set()
-    for piece in text.split(","):
-        name = piece.strip()
+    assert isinstance(node, ScalarNode)
+    for name, offset in split_pieces(text):
         if name in Variant.__members__:
             variants.add(Variant[name])
         else:
             hint = did_you_mean(name, Variant.__members__) or _VARIANT_HINT
             shown = f"'{name}'" if name else "an empty name"
-            reader.sink.error(reader.value_span("variants"), f"unknown variant {shown}", hint)
+            span = piece_span(reader, node, offset, len(name))
+            reader.sink.error(span, f"unknown variant {shown}", hint)
     return frozenset(variants) if variants else frozenset({Variant.function})
 
 

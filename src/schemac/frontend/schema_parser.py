@@ -449,7 +449,7 @@ def _parse_fragment(text: str, start: str, file: str, line: int, column: int) ->
             diagnostic = Diagnostic(
                 Span.point(file, 1, len(text) + 1).shifted(line, column), message
             )
-        hint = _fragment_hint(error)
+        hint = _FRAGMENT_HINTS.get(start)
         raise SchemaSyntaxError([Diagnostic(diagnostic.span, message, hint)]) from None
     transformer = _ToIR(file, line, column, len(text))
     try:
@@ -464,14 +464,10 @@ def _parse_fragment(text: str, start: str, file: str, line: int, column: int) ->
     return result
 
 
-def _fragment_hint(error: UnexpectedInput) -> str | None:
-    expected: set[str] = set()
-    if isinstance(error, UnexpectedToken):
-        expected = set(error.expected)
-    elif isinstance(error, UnexpectedCharacters):
-        expected = set(error.allowed or ())
-    readable = sorted({_READABLE_TERMINALS.get(t, t.lower()) for t in expected})
-    return "expected " + " or ".join(readable) if readable else None
+_FRAGMENT_HINTS = {
+    "operator_name": "an operator name looks like 'name' or 'name.overload'",
+    "argument_item": "an argument looks like 'Type name' or 'Type name=default'",
+}
 
 
 def _parse_whole(text: str, file: str, line: int, column: int) -> FunctionSchema:
@@ -506,6 +502,8 @@ def _syntax_diagnostic(text: str, error: UnexpectedInput, file: str, line: int, 
 def _found_text(text: str, error: UnexpectedInput, col: int) -> str:
     if isinstance(error, UnexpectedEOF) or col > len(text):
         return "end of schema"
+    if isinstance(error, UnexpectedToken) and error.token.type == "$END":
+        return "end of schema"
     if isinstance(error, UnexpectedToken):
         return f"'{error.token}'"
     return f"'{text[col - 1]}'"
@@ -525,6 +523,17 @@ _READABLE_TERMINALS = {
     "NUMBER": "a number",
     "STRING": "a string",
     "LIST": "a list",
+    "DOT": "'.'",
+    "STAR": "'*'",
+    "QUESTION": "'?'",
+    "LSQB": "'['",
+    "CLOSE_BRACKET": "']'",
+    "SIZE": "a list size",
+    "ALIAS": "an alias set name (a-z)",
+    "ALIAS_ARROW": "' -> '",
+    "VBAR": "'|'",
+    "WRITE": "'!'",
+    "NAMESPACE": "a namespace",
 }
 
 
