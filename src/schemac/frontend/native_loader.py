@@ -20,12 +20,12 @@ from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
 from schemac.frontend.native_fields import (
     piece_span,
-    split_pieces,
     read_autogen,
     read_dispatch,
     read_operator_name,
     read_precomputed,
     read_ufunc_inner_loop,
+    split_pieces,
 )
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
