@@ -1,0 +1,235 @@
+"""Writing an output set to the output directory, atomically and minimally.
+
+The rules (docs/backends.md, "Writing files", explains why each exists):
+
+* The output directory is touched only by :func:`commit`, which the driver calls
+  after every backend succeeded: a failed compile leaves it as it was.
+* Every file whose bytes changed is first written to a staging directory next to
+  the output directory (same file system), and only when all are staged is each
+  one moved into place with an atomic rename.  A reader never sees half a file.
+* A file whose bytes are unchanged is not written at all, so its mtime stays and
+  the build system does not recompile what depends on it.
+* ``OUT/.schemac-manifest`` records every file schemac wrote and the target that
+  produced it.  A file listed there for a target this run compiled, but that
+  this run did not produce, is stale and removed.  Files schemac never wrote,
+  and files of targets this run did not compile, are never touched.
+* ``dry_run`` computes the same report and writes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Collection, Iterable, Sequence
+from pathlib import Path
+
+import attrs
+
+from schemac.backends.output.files import GeneratedFile, check_output_path
+
+MANIFEST_NAME = ".schemac-manifest"
+_MANIFEST_HEADER = (
+    "# Files generated here by schemac, one 'target<TAB>path' a line.\n"
+    "# schemac removes a listed file when a later run of its target no longer produces it.\n"
+)
+
+
+@attrs.frozen
+class CommitReport:
+    """What a commit changed (or, for a dry run, would change); paths are sorted."""
+
+    out_dir: str
+    created: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    unchanged: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    dry_run: bool = False
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated or self.removed)
+
+    def lines(self) -> tuple[str, ...]:
+        """One ``create|update|remove PATH`` line per change, in path order."""
+        actions = [
+            *(("create", p) for p in self.created),
+            *(("update", p) for p in self.updated),
+            *(("remove", p) for p in self.removed),
+        ]
+        return tuple(f"{verb} {path}" for verb, path in sorted(actions, key=lambda a: a[1]))
+
+    def summary(self) -> str:
+        verb = "would change" if self.dry_run else "wrote"
+        return (
+            f"schemac: {verb} {self.out_dir}: {len(self.created)} created, "
+            f"{len(self.updated)} updated, {len(self.unchanged)} unchanged, "
+            f"{len(self.removed)} stale removed"
+        )
+
+
+def read_manifest(out_dir: Path) -> dict[str, str]:
+    """path -> target of the files a previous run recorded; {} if there is none.
+
+    Lines that are not a valid ``target<TAB>path`` entry are ignored rather
+    than trusted: the manifest decides what gets deleted.
+    """
+    try:
+        text = (out_dir / MANIFEST_NAME).read_text(encoding="utf-8")
+    except (FileNotFoundError, NotADirectoryError):
+        return {}
+    entries: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        target, sep, path = line.partition("\t")
+        if sep and check_output_path(path) is None:
+            entries[path] = target
+    return entries
+
+
+def manifest_text(files: Iterable[tuple[str, str]]) -> str:
+    """The manifest for ``(path, target)`` pairs."""
+    body = "".join(f"{target}\t{path}\n" for path, target in sorted(files))
+    return _MANIFEST_HEADER + body
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        if path.stat().st_size != len(data):
+            return False
+        return path.read_bytes() == data
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+
+
+def _inside(root: Path, path: Path) -> bool:
+    try:
+        path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return False
+    return True
+
+
+def commit(
+    files: Sequence[GeneratedFile],
+    out_dir: Path,
+    *,
+    targets: Collection[str],
+    dry_run: bool = False,
+) -> CommitReport:
+    """Make ``out_dir`` hold ``files``; ``targets`` are the targets this run compiled."""
+    previous = read_manifest(out_dir)
+    produced = {f.path for f in files}
+
+    created: list[str] = []
+    updated: list[str] = []
+    unchanged: list[str] = []
+    to_write: list[GeneratedFile] = []
+    for file in files:
+        destination = out_dir / file.path
+        if _same_bytes(destination, file.data):
+            unchanged.append(file.path)
+            continue
+        (updated if destination.exists() else created).append(file.path)
+        to_write.append(file)
+
+    stale = sorted(
+        path for path, target in previous.items() if target in targets and path not in produced
+    )
+    removed = [p for p in stale if (out_dir / p).is_file() or (out_dir / p).is_symlink()]
+
+    # Entries of targets not compiled now are carried over untouched.
+    kept = {(p, t) for p, t in previous.items() if t not in targets and p not in produced}
+    manifest = manifest_text(kept | {(f.path, f.target) for f in files}).encode("utf-8")
+    manifest_changed = not _same_bytes(out_dir / MANIFEST_NAME, manifest)
+
+    report = CommitReport(
+        out_dir=str(out_dir),
+        created=tuple(sorted(created)),
+        updated=tuple(sorted(updated)),
+        unchanged=tuple(sorted(unchanged)),
+        removed=tuple(removed),
+        dry_run=dry_run,
+    )
+    if dry_run:
+        return report
+
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.schemac-", dir=out_dir.parent))
+    try:
+        staged = _stage(staging, to_write, manifest if manifest_changed else None)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for relative, source in staged:
+            destination = out_dir / relative
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, destination)
+        for path in removed:
+            _remove_stale(out_dir, path)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return report
+
+
+def _stage(
+    staging: Path, files: Sequence[GeneratedFile], manifest: bytes | None
+) -> list[tuple[str, Path]]:
+    """Write every changed file below ``staging``; the manifest goes last."""
+    staged: list[tuple[str, Path]] = []
+    items = [(f.path, f.data) for f in files]
+    if manifest is not None:
+        items.append((MANIFEST_NAME, manifest))
+    for relative, data in items:
+        path = staging / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        staged.append((relative, path))
+    return staged
+
+
+def _remove_stale(out_dir: Path, relative: str) -> None:
+    path = out_dir / relative
+    # A symlinked directory inside OUT must not lead the removal elsewhere.
+    if not _inside(out_dir, path.parent):
+        return
+    path.unlink(missing_ok=True)
+    # Drop directories the removal emptied, but never OUT itself.
+    parent = path.parent
+    while parent != out_dir and _inside(out_dir, parent):
+        try:
+            parent.rmdir()
+        except OSError:
+            break
+        parent = parent.parent
+
+
+def _make_escape(path: str) -> str:
+    """``path`` as one word of a Makefile rule (spaces, ``#``, ``$`` escaped)."""
+    return path.replace("\\", "/").replace("$", "$$").replace("#", "\\#").replace(" ", "\\ ")
+
+
+def depfile_text(outputs: Iterable[str], inputs: Iterable[str]) -> str:
+    """A make-style depfile: every output depends on every input.
+
+    Make, Ninja (1.10 and later) and CMake's ``DEPFILE`` read this form.
+    """
+    out_words = " \\\n  ".join(_make_escape(p) for p in sorted(outputs))
+    in_words = " \\\n  ".join(_make_escape(p) for p in sorted(set(inputs)))
+    return f"{out_words}: \\\n  {in_words}\n"
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write a single auxiliary file (a depfile) atomically if its bytes changed."""
+    data = text.encode("utf-8")
+    if _same_bytes(path, data):
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return True

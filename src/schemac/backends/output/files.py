@@ -1,0 +1,155 @@
+"""What a generated file is, and the set of files one compile produces.
+
+A backend returns :class:`GeneratedFile` values; the driver adds them to one
+:class:`OutputSet`.  The set is where two promises are kept, once for every
+backend: a path is a plain relative path made of safe characters (so no YAML
+name can make schemac write outside the output directory, or produce a name a
+build system or a case-insensitive file system would trip on), and no path is
+produced twice.  Problems are collected and raised together as an
+:class:`OutputError` when the set is frozen, each pointing at the YAML entry
+the file came from when the backend said which one that was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import PurePosixPath
+
+import attrs
+
+from schemac.diagnostics import NO_SPAN, Diagnostic, SchemacError, Span
+
+#: One path component: starts with a letter, digit or ``_`` and goes on with
+#: those, ``.``, ``-`` or ``+``.  No spaces, quotes, ``$`` or ``\``: these need
+#: escaping in Makefiles, CMake lists and shells.
+_COMPONENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+
+#: Longest path accepted; well under every file system's and Windows' limits.
+_MAX_PATH_LENGTH = 200
+
+#: Names the output machinery keeps for itself (see :mod:`.commit`).
+RESERVED_NAMES = frozenset({".schemac-manifest"})
+
+
+class OutputError(SchemacError):
+    """A backend produced a bad path, or two files with the same path."""
+
+
+@attrs.frozen
+class GeneratedFile:
+    """One output file: a path relative to the output directory, and its text.
+
+    ``target`` is the ``-t`` target whose run produced the file (the driver
+    stamps it); the manifest records it so that a later run of that target
+    knows which files are its own.  ``span`` is the YAML entry the file's
+    *path* derives from (a per-operator header, say), for error reports.
+    """
+
+    path: str
+    text: str
+    target: str = ""
+    span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+
+    @property
+    def data(self) -> bytes:
+        """The bytes written: UTF-8, ``\\n`` line ends on every platform."""
+        return self.text.encode("utf-8")
+
+
+def check_output_path(path: str) -> str | None:
+    """Why ``path`` may not be an output path, or None if it may."""
+    if not path:
+        return "the path is empty"
+    if len(path) > _MAX_PATH_LENGTH:
+        return f"the path is longer than {_MAX_PATH_LENGTH} characters"
+    if "\\" in path:
+        return "the path contains '\\'; use '/' between directories"
+    if path.startswith("/") or PurePosixPath(path).is_absolute():
+        return "the path is absolute; output paths are relative to the output directory"
+    for part in path.split("/"):
+        if part in ("", ".", ".."):
+            return f"the path has an empty, '.' or '..' component ({part!r})"
+        if not _COMPONENT.fullmatch(part):
+            return (
+                f"the path component {part!r} has characters other than letters, digits,"
+                " '_', '.', '-' and '+' (or starts with '.', '-' or '+')"
+            )
+    if path in RESERVED_NAMES:
+        return f"{path!r} is reserved for schemac's own bookkeeping"
+    return None
+
+
+def _describe(file: GeneratedFile) -> str:
+    return f"target '{file.target}'" if file.target else "a backend"
+
+
+class OutputSet:
+    """The files of one compile, keyed by path; a builder, frozen by :meth:`files`.
+
+    Paths are compared case-insensitively for duplicates as well, because
+    ``ops/Foo.h`` and ``ops/foo.h`` are one file on macOS and Windows.
+    """
+
+    def __init__(self) -> None:
+        self._by_path: dict[str, GeneratedFile] = {}
+        self._by_folded_path: dict[str, GeneratedFile] = {}
+        self._problems: list[Diagnostic] = []
+
+    def add(self, file: GeneratedFile) -> None:
+        reason = check_output_path(file.path)
+        if reason is not None:
+            self._problems.append(
+                Diagnostic(
+                    file.span,
+                    f"invalid output path {file.path!r} from {_describe(file)}: {reason}",
+                )
+            )
+            return
+        folded = file.path.casefold()
+        earlier = self._by_folded_path.get(folded)
+        if earlier is not None:
+            same = "the same path" if earlier.path == file.path else f"{earlier.path!r}"
+            self._problems.append(
+                Diagnostic(
+                    file.span,
+                    f"output {file.path!r} from {_describe(file)} collides with {same}"
+                    f" from {_describe(earlier)}",
+                    hint="every output file must be produced exactly once; paths that differ"
+                    " only in case count as the same file",
+                )
+            )
+            return
+        self._by_path[file.path] = file
+        self._by_folded_path[folded] = file
+
+    def add_all(self, files: Iterable[GeneratedFile]) -> None:
+        for file in files:
+            self.add(file)
+
+    def __len__(self) -> int:
+        return len(self._by_path)
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._by_path
+
+    def files(self) -> tuple[GeneratedFile, ...]:
+        """Every file, sorted by path; raises :class:`OutputError` for any problem."""
+        if self._problems:
+            raise OutputError(self._problems)
+        return tuple(self._by_path[path] for path in sorted(self._by_path))
+
+
+def generated_banner(template: str, sources: Iterable[str], comment: str = "//") -> str:
+    """The first lines of every generated file: who made it and from what.
+
+    ``@generated`` marks the file for code-review tools and linters.  Only the
+    base names of the sources appear, never their directories or a time stamp,
+    so that the bytes do not depend on where or when schemac ran.
+    """
+    names = [PurePosixPath(source.replace("\\", "/")).name for source in sources if source]
+    lines = [f"{comment} @generated by schemac from {template}"]
+    if names:
+        lines.append(f"{comment} Sources: {', '.join(names)}")
+    lines.append(f"{comment} Do not edit: change the sources and run `schemac compile` again.")
+    return "\n".join(lines)

@@ -1,0 +1,139 @@
+"""Which backends exist, which ``-t`` targets they answer to, and parsing ``-t``.
+
+A backend is anything with a ``name``, a one-line ``description``, the
+``targets`` it answers to and ``emit(module, options) -> files`` (the
+:class:`Backend` protocol).  The registry names each backend with the module
+that defines it, and imports that module only when the backend is selected, so
+``schemac compile -t schema`` never pays for importing the Python-bindings
+backend.  Several backends may answer the same target (``python`` is the
+bindings and the Tag enum), and one backend may answer several (the
+registration backend answers every dispatch-key target).
+
+To add a backend: write it (docs/backends.md), then add one
+:class:`BackendEntry` line to :data:`BACKENDS`.  A test checks that every entry
+imports and that the loaded backend's name and targets match its entry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from typing import Protocol
+
+import attrs
+
+from schemac.backends.output.files import GeneratedFile
+from schemac.ir.module import Module
+
+
+@attrs.frozen
+class Target:
+    name: str
+    description: str
+
+
+#: Every ``-t`` target, in the order outputs are produced and listed.
+TARGETS: tuple[Target, ...] = (
+    Target("headers", "ATen C++ headers: Functions.h, Operators.h, ops/*.h, NativeFunctions.h"),
+    Target("schema", "operator schemas: RegisterSchema.cpp, ATenOpList.cpp, interned strings, Tag"),
+    Target("cpu", "kernel registrations for the CPU dispatch key"),
+    Target("cuda", "kernel registrations for the CUDA dispatch key"),
+    Target("mps", "kernel registrations for the MPS dispatch key"),
+    Target("xpu", "kernel registrations for the XPU dispatch key"),
+    Target("meta", "kernel registrations for the Meta dispatch key"),
+    Target("composite", "registrations for the Composite* alias keys"),
+    Target("quantized", "kernel registrations for the Quantized* dispatch keys"),
+    Target("sparse", "kernel registrations for the Sparse* dispatch keys"),
+    Target("sparsecsr", "kernel registrations for the SparseCsr* dispatch keys"),
+    Target("nested", "kernel registrations for the NestedTensor* dispatch keys"),
+    Target("mkldnn", "kernel registrations for the MkldnnCPU dispatch key"),
+    Target("zerotensor", "kernel registrations for the ZeroTensor dispatch key"),
+    Target("mtia", "kernel registrations for the MTIA dispatch key"),
+    Target("hpu", "kernel registrations for the HPU dispatch keys"),
+    Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
+    Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+)
+
+TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
+
+#: The ``-t`` word that selects every target.
+ALL = "all"
+
+
+@attrs.frozen
+class EmitOptions:
+    """What one ``emit`` call is asked for; the driver makes one per target."""
+
+    #: The target being emitted (one of the backend's ``targets``).
+    target: str
+
+
+class Backend(Protocol):
+    """What every backend provides; see the module docstring."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def targets(self) -> tuple[str, ...]: ...
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]: ...
+
+
+@attrs.frozen
+class BackendEntry:
+    """A backend as the registry knows it before importing it."""
+
+    name: str
+    #: ``package.module:attribute`` of the backend object.
+    location: str
+    targets: tuple[str, ...]
+
+    def load(self) -> Backend:
+        module_name, _, attribute = self.location.partition(":")
+        backend: Backend = getattr(importlib.import_module(module_name), attribute)
+        return backend
+
+
+BACKENDS: tuple[BackendEntry, ...] = (
+    BackendEntry("aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",)),
+    BackendEntry("python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",)),
+)
+
+
+class UnknownTargetError(ValueError):
+    """``-t`` named a target that does not exist or has no backend (a usage error)."""
+
+
+def backends_for(target: str) -> tuple[BackendEntry, ...]:
+    return tuple(entry for entry in BACKENDS if target in entry.targets)
+
+
+def parse_targets(text: str) -> tuple[str, ...]:
+    """The targets a ``-t`` value selects, deduplicated, in :data:`TARGETS` order.
+
+    ``all`` selects every target that has a backend, including mps and xpu.
+    """
+    valid = f"valid targets: {ALL}, {', '.join(TARGET_NAMES)}"
+    words = [word.strip() for word in text.split(",")]
+    if not any(words):
+        raise UnknownTargetError(f"no target given; {valid}")
+    chosen: set[str] = set()
+    for word in words:
+        if not word:
+            continue
+        if word == ALL:
+            chosen.update(t for t in TARGET_NAMES if backends_for(t))
+            continue
+        if word not in TARGET_NAMES:
+            raise UnknownTargetError(f"unknown target '{word}'; {valid}")
+        if not backends_for(word):
+            implemented = ", ".join(t for t in TARGET_NAMES if backends_for(t))
+            raise UnknownTargetError(
+                f"target '{word}' has no backend yet; implemented targets: {implemented}"
+            )
+        chosen.add(word)
+    return tuple(t for t in TARGET_NAMES if t in chosen)
