@@ -5,6 +5,10 @@ native functions, tag definitions, derivative entries and deprecated Python
 signatures) plus what the passes derive from them.  It is immutable: a pass
 returns a new module (``attrs.evolve``), so the IR after every pass can be kept,
 dumped and compared.
+
+Derived fields start empty and are filled by the pass that provides them (see
+docs/passes.md): ``resolutions`` by ``resolve-dispatch``, ``grouped_functions``
+by ``group-variants``, ``grouped_views`` by ``group-views``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,11 @@ from __future__ import annotations
 import attrs
 
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
+from schemac.ir.frozen import FrozenMap
+from schemac.ir.groups import Grouped, VariantGroup, ViewGroup, ViewGrouped
+from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
+from schemac.ir.resolved import Resolution
 from schemac.ir.tags import TagDefinition
 
 
@@ -26,6 +34,14 @@ class SourceFiles:
     deprecated: str | None = None
 
 
+def _index_functions(functions: tuple[NativeFunction, ...]) -> dict[OperatorName, NativeFunction]:
+    # First one wins; duplicates are a verifier error, not something to hide here.
+    index: dict[OperatorName, NativeFunction] = {}
+    for f in functions:
+        index.setdefault(f.func.name, f)
+    return index
+
+
 @attrs.frozen
 class Module:
     sources: SourceFiles
@@ -33,3 +49,33 @@ class Module:
     tags: tuple[TagDefinition, ...] = ()
     derivatives: tuple[DerivativeEntry, ...] = ()
     deprecated: tuple[DeprecatedSignature, ...] = ()
+    #: Resolved dispatch table and derived flags of every function, by name.
+    resolutions: FrozenMap[OperatorName, Resolution] = attrs.field(factory=FrozenMap)
+    #: Every function once, grouped into variant families, in the reference's order.
+    grouped_functions: tuple[Grouped, ...] = ()
+    #: Every function once, view families grouped, in the reference's order.
+    grouped_views: tuple[ViewGrouped, ...] = ()
+    _by_name: dict[OperatorName, NativeFunction] = attrs.field(
+        init=False, eq=False, hash=False, repr=False
+    )
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", _index_functions(self.functions))
+
+    def function(self, name: OperatorName) -> NativeFunction:
+        return self._by_name[name]
+
+    def find_function(self, name: OperatorName) -> NativeFunction | None:
+        return self._by_name.get(name)
+
+    def resolution(self, name: OperatorName) -> Resolution:
+        """The resolved dispatch of ``name``; only after ``resolve-dispatch`` ran."""
+        return self.resolutions[name]
+
+    @property
+    def groups(self) -> tuple[VariantGroup, ...]:
+        return tuple(g for g in self.grouped_functions if isinstance(g, VariantGroup))
+
+    @property
+    def view_groups(self) -> tuple[ViewGroup, ...]:
+        return tuple(g for g in self.grouped_views if isinstance(g, ViewGroup))

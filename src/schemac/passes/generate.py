@@ -1,0 +1,292 @@
+"""``autogen-variants``: synthesise the out= and functional variants ``autogen:`` asks for.
+
+Functionalization and the grouping of operators into families both want every
+family to have a functional and an out= member.  When the file lacks them,
+this pass builds them from the family's other members:
+
+- an out= variant when some member's ``autogen:`` names an out= operator and
+  the family has none: from the in-place variant, ``self`` becomes the out
+  argument; from a functional or mutable one, each Tensor-like return becomes
+  an out argument (``out``, or ``out0``, ``out1``, ...) with a fresh alias;
+- a functional variant when the family has (or now has) an out= variant but
+  no functional one: the normalised signature with mutated inputs turned into
+  returns named ``<arg>_out``; ``_functional`` is added to the name when the
+  source was a mutable variant, so the two cannot be confused by overload.
+
+Each synthesised function gets a CompositeExplicitAutograd kernel named after
+it (``<name>_<overload>`` for out=, plus ``_symint`` when the source takes
+SymInts), the ``generated`` tag and ``generated=True``; it reuses its source's
+span, so diagnostics about it point at the entry that caused it.
+
+Families that are not synthesised: view operators, operators without a
+dispatcher entry (``manual_cpp_binding``) and non-``core`` families whose
+every member is CompositeImplicitAutograd.  A family that cannot get an out=
+variant (no Tensor-like return, not in-place) is an error unless it is one of
+the known exceptions listed in the pass's options.
+"""
+
+from __future__ import annotations
+
+import string
+from typing import ClassVar
+
+import attrs
+
+from schemac.diagnostics import DiagnosticSink, PassError
+from schemac.ir.dispatch import COMPOSITE_EXPLICIT
+from schemac.ir.frozen import FrozenMap
+from schemac.ir.module import Module
+from schemac.ir.names import BaseOperatorName, OperatorName
+from schemac.ir.native import DeviceCheck, NativeFunction, Variant
+from schemac.ir.resolved import Kernel, Resolution
+from schemac.ir.schema import (
+    Annotation,
+    Argument,
+    Arguments,
+    FunctionSchema,
+    Return,
+    SchemaKind,
+)
+from schemac.ir.signature import signature, signature_arguments
+from schemac.ir.types import TENSOR, BaseTy, is_like
+from schemac.passes.base import Pass, PassContext
+from schemac.passes.families import bucket_by_signature
+from schemac.passes.resolve import default_kernel_name
+
+#: Tags a synthesised function inherits from the function it is built from.
+INHERITED_TAGS = ("nondeterministic_seeded", "view_copy", "pt2_compliant_tag")
+
+
+def _names(*names: str) -> frozenset[str]:
+    return frozenset(names)
+
+
+@attrs.frozen
+class GenerateVariants(Pass):
+    name: ClassVar[str] = "autogen-variants"
+    summary: ClassVar[str] = "synthesise the out= and functional variants that autogen: asks for"
+    requires: ClassVar[tuple[str, ...]] = ("resolved-dispatch", "implicit-tags")
+    provides: ClassVar[tuple[str, ...]] = ("generated-variants",)
+
+    #: out= operators allowed to have no other variant (their functional twin
+    #: exists under a signature that does not match).
+    lone_out_ops: frozenset[str] = _names(
+        "adaptive_avg_pool3d_backward.grad_input", "_slow_conv2d_backward.grad_input"
+    )
+    #: In-place operators whose family is left alone (schema does not group).
+    ungroupable_inplace_ops: frozenset[str] = _names("polygamma_")
+    #: Operators that cannot get an out= variant and are known not to need one
+    #: (no Tensor-like return).
+    no_out_variant_ops: frozenset[str] = _names(
+        "_cummax_helper",
+        "_cummin_helper",
+        "_assert_async",
+        "_assert_async.msg",
+        "_assert_tensor_metadata",
+        "_cslt_sparse_mm_search",
+        "_assert_scalar",
+        "_dimI",
+        "_dimV",
+        "_has_same_storage_numel",
+        "_linalg_check_errors",
+        "_local_scalar_dense",
+        "_nested_tensor_from_mask_left_aligned",
+        "_nnz",
+        "_use_cudnn_ctc_loss",
+        "_use_cudnn_ctc_loss.Tensor",
+        "_use_miopen_ctc_loss",
+        "_use_miopen_ctc_loss.Tensor",
+        "_validate_compressed_sparse_indices",
+        "allclose",
+        "dense_dim",
+        "equal",
+        "is_coalesced",
+        "is_pinned",
+        "is_same_size",
+        "is_set_to",
+        "q_per_channel_axis",
+        "q_scale",
+        "q_zero_point",
+        "qscheme",
+        "record_stream",
+        "sparse_dim",
+        "sym_constrain_range",
+        "sym_constrain_range_for_size",
+        "_nested_tensor_storage_offsets",
+        "_chunk_grad_outputs_efficient_attention",
+        "_fused_sdp_choice",
+        "_print",
+        "_sink_tokens",
+        "_nested_get_ragged_idx",
+    )
+
+    def run(self, ctx: PassContext, module: Module) -> Module:
+        sink = DiagnosticSink()
+        families = bucket_by_signature(module.functions, sink)
+        sink.raise_if_any(PassError)
+        new: list[tuple[NativeFunction, Resolution]] = []
+        for members in families.values():
+            self._complete_family(members, module, new, sink)
+        sink.raise_if_any(PassError)
+        if not new:
+            return module
+        return attrs.evolve(
+            module,
+            functions=module.functions + tuple(f for f, _ in new),
+            resolutions=FrozenMap(
+                tuple(module.resolutions.items()) + tuple((f.name, r) for f, r in new)
+            ),
+        )
+
+    def _complete_family(
+        self,
+        members: dict[SchemaKind, NativeFunction],
+        module: Module,
+        new: list[tuple[NativeFunction, Resolution]],
+        sink: DiagnosticSink,
+    ) -> None:
+        fs = list(members.values())
+        implicit_only = all(
+            module.resolution(f.name).has_composite_implicit_autograd_kernel for f in fs
+        )
+        if (
+            all(f.manual_cpp_binding for f in fs)
+            or any(is_view_op(f) and str(f.func.name.name) != "set_" for f in fs)
+            or (implicit_only and not any("core" in f.tags for f in fs))
+        ):
+            return
+        out = members.get(SchemaKind.out)
+        if out is not None and len(members) == 1:
+            if str(out.name) not in self.lone_out_ops:
+                sink.error(
+                    out.span_of("func"),
+                    f"out= operator '{out.name}' has no functional or in-place variant",
+                    "add the functional operator it computes into",
+                )
+            return
+        inplace = members.get(SchemaKind.inplace)
+        if inplace is not None and str(inplace.name) in self.ungroupable_inplace_ops:
+            return
+
+        source = members.get(SchemaKind.mutable) or inplace or out or members[SchemaKind.functional]
+        can_have_out = source.func.kind() is SchemaKind.inplace or any(
+            _tensor_like(r.type) for r in source.func.returns
+        )
+        if out is None and not can_have_out and str(source.name) not in self.no_out_variant_ops:
+            sink.error(
+                source.span_of("func"),
+                f"cannot synthesise an out= variant of '{source.name}': it returns no Tensor",
+                "return a Tensor, or list the operator among the pass's known exceptions",
+            )
+        wants_out = any("out" in str(name) for name in source.autogen)
+        if out is None and can_have_out and wants_out:
+            synthesised = _synthesise(source, out_variant_schema(source.func), module)
+            new.append(synthesised)
+            out = synthesised[0]
+        if SchemaKind.functional not in members and out is not None:
+            new.append(_synthesise(source, functional_variant_schema(source.func), module))
+
+
+def is_view_op(f: NativeFunction) -> bool:
+    """Whether ``f`` returns an alias of an input (or is an in-place view)."""
+    aliasing_return = any(
+        r.annotation is not None and not r.annotation.is_write for r in f.func.returns
+    )
+    inplace_view = "inplace_view" in f.tags and str(f.name) not in ("resize_", "resize_as_")
+    wildcard = any(
+        a.annotation is not None and "*" in a.annotation.alias_set_after
+        for a in f.func.arguments.flat_all
+    )
+    return aliasing_return or inplace_view or wildcard
+
+
+def _tensor_like(ty: object) -> bool:
+    return is_like(ty, BaseTy.Tensor)  # type: ignore[arg-type]
+
+
+def _out_overload(overload: str) -> str:
+    return f"{overload}_out" if overload else "out"
+
+
+def out_variant_schema(func: FunctionSchema) -> FunctionSchema:
+    """The out= schema of an in-place, mutable or functional schema."""
+    kind = func.kind()
+    name = func.name.with_overload(_out_overload(func.name.overload))
+    args = func.arguments
+    if kind is SchemaKind.inplace:
+        self_index = args.self_index
+        assert self_index is not None  # an in-place schema always has a mutable self
+        self_arg = args.positional[self_index]
+        positional = list(args.positional)
+        positional[self_index] = attrs.evolve(self_arg, annotation=None)
+        out_arg = Argument("out", self_arg.type, annotation=self_arg.annotation)
+        new_args = Arguments(tuple(positional), args.kwarg_only, (out_arg,))
+        return FunctionSchema(name, new_args, func.returns)
+    returns, outs = _outs_for_returns(func)
+    base_args = args if kind is SchemaKind.mutable else signature_arguments(args)
+    new_args = Arguments(base_args.positional, base_args.kwarg_only, outs)
+    return FunctionSchema(name, new_args, returns)
+
+
+def _outs_for_returns(func: FunctionSchema) -> tuple[tuple[Return, ...], tuple[Argument, ...]]:
+    used = {
+        alias for a in func.arguments.flat_all if a.annotation for alias in a.annotation.alias_set
+    }
+    fresh = [c for c in string.ascii_lowercase if c not in used]
+    all_tensors = all(r.type == TENSOR for r in func.returns)
+    single = len(func.returns) == 1
+    returns: list[Return] = []
+    outs: list[Argument] = []
+    for i, ret in enumerate(func.returns):
+        if not _tensor_like(ret.type):
+            returns.append(ret)
+            continue
+        annotation = Annotation((fresh[i],), is_write=True)
+        outs.append(Argument("out" if single else f"out{i}", ret.type, annotation=annotation))
+        if all_tensors:
+            returns.append(Return(None, ret.type, annotation))
+    return tuple(returns), tuple(outs)
+
+
+def functional_variant_schema(func: FunctionSchema) -> FunctionSchema:
+    base = func.name.name
+    name = OperatorName(
+        BaseOperatorName(
+            base.base,
+            dunder=base.dunder,
+            functional_overload=func.kind() is SchemaKind.mutable,
+            namespace=base.namespace,
+        ),
+        func.name.overload,
+    )
+    return signature(func, keep_return_names=True).with_name(name)
+
+
+def _synthesise(
+    source: NativeFunction, func: FunctionSchema, module: Module
+) -> tuple[NativeFunction, Resolution]:
+    kernel = func.name.unambiguous_name if func.is_out_fn else default_kernel_name(func)
+    if any(is_like(a.type, BaseTy.SymInt) for a in source.func.arguments.flat_non_out):
+        kernel += "_symint"
+    tags = ["generated", *(t for t in source.tags if t in INHERITED_TAGS)]
+    if func.is_out_fn:
+        tags.append("out")
+    if func.name.name.inplace:
+        tags.append("inplace")
+    function = NativeFunction(
+        func=func,
+        namespace=source.namespace,
+        span=source.span,
+        variants=frozenset({Variant.function}),
+        device_guard=False,
+        device_check=DeviceCheck.NoCheck,
+        use_const_ref_for_mutable_tensors=source.use_const_ref_for_mutable_tensors,
+        tags=tuple(dict.fromkeys(tags)),
+        generated=True,
+        field_spans=source.field_spans,
+    )
+    resolution = Resolution(
+        FrozenMap(((COMPOSITE_EXPLICIT, Kernel(kernel)),)),
+        is_abstract=module.resolution(source.name).is_abstract,
+    )
+    return function, resolution
