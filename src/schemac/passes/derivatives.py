@@ -1,0 +1,75 @@
+"""``match-derivatives``: attach derivatives.yaml's formulas to native functions.
+
+The pass reads ``Module.derivatives`` (entries as written) and
+``Module.functions`` (after ``autogen-variants``, so generated variants can
+borrow formulas) and fills ``Module.autograd``: for each function that has
+derivative information, one :class:`~schemac.ir.autograd.DifferentiabilityInfo`
+per autograd key, with its backward node name, saved variables, formulas and
+forward-mode formulas.  It does what PyTorch's autograd code generator does
+when it loads derivatives.yaml, in three steps, each in its own module:
+
+- :mod:`~schemac.passes.derivatives_entries`: entry -> canonical function ->
+  infos (formula analysis in :mod:`~schemac.passes.derivatives_formulas`,
+  node names in :mod:`~schemac.passes.derivatives_naming`);
+- view ``_copy`` twins inherit their view's infos;
+- :mod:`~schemac.passes.derivatives_match`: each function finds its infos
+  (exact entry, functional twin, mutable twin, foreach reference).
+
+Every formula is checked on the way: unknown names and calls, out-of-range
+``grads[i]``, misuse of ``grad``/``grads``, wrong ``output_differentiability``
+lengths.  All problems are reported together as a PassError.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+
+from schemac.diagnostics import DiagnosticSink, PassError
+from schemac.ir.autograd import AutogradTable, FunctionAutograd
+from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
+from schemac.passes.base import Pass, PassContext
+from schemac.passes.derivatives_entries import add_view_copy_infos, base_name, load_entries
+from schemac.passes.derivatives_formulas import FormulaScope
+from schemac.passes.derivatives_match import Matcher, match_function
+from schemac.passes.derivatives_vocabulary import AUTOGRAD_HELPERS, CPP_TYPES
+
+
+def formula_scope(
+    functions: tuple[NativeFunction, ...], extra_helpers: frozenset[str]
+) -> FormulaScope:
+    """Every unqualified function a formula may call in this module."""
+    operators: set[str] = set()
+    for f in functions:
+        name = base_name(f.func)
+        operators |= {name, name.rstrip("_"), f"{name}_symint", f"{name.rstrip('_')}_symint"}
+    return FormulaScope(frozenset(operators | AUTOGRAD_HELPERS | CPP_TYPES | extra_helpers))
+
+
+@attrs.frozen
+class MatchDerivatives(Pass):
+    name: ClassVar[str] = "match-derivatives"
+    summary: ClassVar[str] = (
+        "match derivatives.yaml formulas to functions; name backward nodes; check formulas"
+    )
+    requires: ClassVar[tuple[str, ...]] = ("generated-variants",)
+    provides: ClassVar[tuple[str, ...]] = ("autograd-infos",)
+
+    #: Functions a formula may call besides ATen operators and PyTorch's helpers.
+    extra_helpers: frozenset[str] = frozenset()
+
+    def run(self, ctx: PassContext, module: Module) -> Module:
+        sink = DiagnosticSink()
+        scope = formula_scope(module.functions, self.extra_helpers)
+        loaded, used_keys = load_entries(module.functions, module.derivatives, scope, sink)
+        add_view_copy_infos(loaded, module.functions)
+        matcher = Matcher(loaded, sink)
+        matched: list[FunctionAutograd] = []
+        for f in module.functions:
+            found = match_function(f, matcher, sink)
+            if found is not None:
+                matched.append(found)
+        sink.raise_if_any(PassError)
+        return attrs.evolve(module, autograd=AutogradTable(tuple(matched), used_keys))

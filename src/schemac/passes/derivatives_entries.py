@@ -1,0 +1,243 @@
+"""derivatives.yaml entries -> differentiability infos, one per autograd key.
+
+An entry's schema names one operator, but formulas are resolved against the
+entry's *canonical* function: among the operators sharing its signature, the
+one whose base name is the entry's (``add`` for ``add.Tensor``, ``add_`` for
+an in-place entry), preferring neither an out= nor a ``.functional`` overload.
+Node names are handed out in file order (see
+:mod:`schemac.passes.derivatives_naming`).  View operators' ``_copy`` twins
+then inherit the view's infos unless they have an entry of their own.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import attrs
+
+from schemac.diagnostics import DiagnosticSink
+from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY, DifferentiabilityInfo
+from schemac.ir.derivatives import DerivativeEntry
+from schemac.ir.native import NativeFunction
+from schemac.ir.schema import FunctionSchema, SchemaKind
+from schemac.passes.derivatives_formulas import FormulaScope, analyse_key
+from schemac.passes.derivatives_naming import NodeNamer, view_copy_node_name
+from schemac.passes.derivatives_saved import dedup_saved
+from schemac.passes.derivatives_signature import (
+    SignatureKey,
+    cpp_arguments,
+    signature_key,
+)
+
+#: Names the generated C++ uses itself, so no argument may take them.
+_RESERVED_ARGUMENT_NAMES = {
+    "grad_input_mask": "the backward node passes its input mask under this name",
+    "result": "formulas use it for the operator's output",
+}
+
+
+@attrs.frozen
+class LoadedEntry:
+    """The infos of one entry, keyed by its canonical function's schema."""
+
+    canonical: NativeFunction
+    infos: tuple[DifferentiabilityInfo, ...]
+
+
+def base_name(schema: FunctionSchema) -> str:
+    """``add``, ``add_``, ``__iand__``: the operator name without overload or namespace."""
+    return str(attrs.evolve(schema.name.name, namespace=None))
+
+
+def load_entries(
+    functions: tuple[NativeFunction, ...],
+    entries: tuple[DerivativeEntry, ...],
+    scope: FormulaScope,
+    sink: DiagnosticSink,
+) -> tuple[dict[FunctionSchema, LoadedEntry], tuple[str, ...]]:
+    by_schema = {f.func: f for f in functions}
+    by_signature: dict[SignatureKey, list[NativeFunction]] = defaultdict(list)
+    for f in functions:
+        by_signature[signature_key(f.func)].append(f)
+    namer = NodeNamer()
+    loaded: dict[FunctionSchema, LoadedEntry] = {}
+    used_keys: list[str] = []
+    for entry in entries:
+        function = by_schema.get(entry.schema)
+        if function is None:
+            sink.error(entry.schema.span, f"no operator '{entry.schema}' in the module")
+            continue
+        name = base_name(entry.schema)
+        canonical = _canonical(by_signature[signature_key(function.func)], name)
+        if canonical is None:
+            sink.error(
+                entry.schema.span,
+                f"cannot find the operator '{name}' whose formulas these are",
+                "an entry must name a functional or in-place operator",
+            )
+            continue
+        if not _check_reserved(canonical, entry, sink):
+            continue
+        infos: list[DifferentiabilityInfo] = []
+        for group in entry.dispatch:
+            if group.key not in used_keys:
+                used_keys.append(group.key)
+            analysis = analyse_key(
+                canonical,
+                name,
+                group.backward,
+                group.forward,
+                entry.output_differentiability,
+                scope,
+                sink,
+            )
+            differentiability = entry.output_differentiability
+            if entry.output_differentiability_conditions is not None:
+                differentiability = (True,)
+            node = namer.next_name(name, group.key) if analysis.args_with_derivatives else None
+            infos.append(
+                DifferentiabilityInfo(
+                    name=name,
+                    operator=canonical.name,
+                    dispatch_key=group.key,
+                    node=node,
+                    derivatives=analysis.derivatives,
+                    forward_derivatives=analysis.forward_derivatives,
+                    all_saved_inputs=dedup_saved(
+                        tuple(v for d in analysis.derivatives for v in d.saved_inputs)
+                    ),
+                    all_saved_outputs=dedup_saved(
+                        tuple(v for d in analysis.derivatives for v in d.saved_outputs)
+                    ),
+                    available_named_gradients=analysis.available_named_gradients,
+                    used_named_gradients=tuple(
+                        sorted({g for d in analysis.derivatives for g in d.named_gradients})
+                    ),
+                    args_with_derivatives=analysis.args_with_derivatives,
+                    non_differentiable_arg_names=analysis.non_differentiable_arg_names,
+                    output_differentiability=differentiability,
+                    output_differentiability_conditions=entry.output_differentiability_conditions,
+                    span=group.span,
+                )
+            )
+        _check_output_differentiability(canonical, entry, sink)
+        if canonical.func in loaded:
+            sink.error(
+                entry.schema.span,
+                f"a second entry for the formulas of '{canonical.name}'",
+                "in-place and functional entries of one operator must differ in schema",
+            )
+            continue
+        loaded[canonical.func] = LoadedEntry(canonical, tuple(infos))
+    return loaded, tuple(used_keys)
+
+
+def _canonical(candidates: list[NativeFunction], name: str) -> NativeFunction | None:
+    for f in candidates:
+        if (
+            not f.func.is_functional_fn
+            and not f.func.is_out_fn
+            and base_name(f.func) == name
+        ):
+            return f
+    # Operators with only an in-place variant keep their formulas there.
+    if candidates and base_name(candidates[0].func) == name + "_":
+        return candidates[0]
+    return None
+
+
+def _check_reserved(f: NativeFunction, entry: DerivativeEntry, sink: DiagnosticSink) -> bool:
+    ok = True
+    names = {name for name, _ in cpp_arguments(f.func)}
+    for reserved, why in _RESERVED_ARGUMENT_NAMES.items():
+        if reserved in names:
+            sink.error(
+                entry.schema.span,
+                f"'{f.name}' has an argument named '{reserved}'",
+                f"rename it in native_functions.yaml: {why}",
+            )
+            ok = False
+    return ok
+
+
+def _check_output_differentiability(
+    f: NativeFunction, entry: DerivativeEntry, sink: DiagnosticSink
+) -> None:
+    flags = entry.output_differentiability
+    if flags is None:
+        return
+    span = entry.span_of("output_differentiability")
+    if len(flags) != len(f.func.returns):
+        sink.error(
+            span,
+            f"output_differentiability has {len(flags)} entries but '{f.name}' has "
+            f"{len(f.func.returns)} outputs",
+            "give one True/False per output",
+        )
+    elif False in flags and f.func.kind() is SchemaKind.inplace:
+        sink.error(
+            span,
+            f"output of in-place '{f.name}' marked not differentiable",
+            "an in-place output must stay differentiable so its version counter is updated",
+        )
+
+
+def add_view_copy_infos(
+    loaded: dict[FunctionSchema, LoadedEntry], functions: tuple[NativeFunction, ...]
+) -> None:
+    """Give each view's ``_copy`` twin the view's infos, unless it has its own."""
+    copies = _view_copies(functions)
+    added: dict[FunctionSchema, LoadedEntry] = {}
+    for item in loaded.values():
+        copy = copies.get(item.canonical.func)
+        if copy is None or copy.func in loaded:
+            continue
+        infos = tuple(
+            attrs.evolve(
+                info,
+                name=_copy_name(info.name),
+                operator=copy.name,
+                node=view_copy_node_name(info.node),
+            )
+            for info in item.infos
+        )
+        added[copy.func] = LoadedEntry(copy, infos)
+    loaded.update(added)
+
+
+def _copy_name(name: str) -> str:
+    base, _, rest = name.partition(".")
+    return f"{base}_copy.{rest}"
+
+
+def is_view_op(f: NativeFunction) -> bool:
+    returns_alias = any(
+        r.annotation is not None and not r.annotation.is_write for r in f.func.returns
+    )
+    inplace_view = "inplace_view" in f.tags and str(f.name) not in ("resize_", "resize_as_")
+    wildcard = any(
+        a.annotation is not None and "*" in a.annotation.alias_set_after
+        for a in f.func.arguments.flat_all
+    )
+    return returns_alias or inplace_view or wildcard
+
+
+def _view_copies(functions: tuple[NativeFunction, ...]) -> dict[FunctionSchema, NativeFunction]:
+    """View operator schema -> its non-aliasing functional ``_copy`` twin."""
+    copies: dict[SignatureKey, NativeFunction] = {}
+    views: list[NativeFunction] = []
+    for f in functions:
+        if is_view_op(f):
+            if not f.func.name.name.inplace:
+                views.append(f)
+        elif f.func.kind() is SchemaKind.functional:
+            copies.setdefault(signature_key(f.func, strip_view_copy_name=True), f)
+    result: dict[FunctionSchema, NativeFunction] = {}
+    for view in views:
+        copy = copies.get(signature_key(view.func, strip_view_copy_name=True))
+        if copy is not None:
+            result[view.func] = copy
+    return result
+
+
+__all__ = ["DEFAULT_AUTOGRAD_KEY", "LoadedEntry", "add_view_copy_infos", "load_entries"]

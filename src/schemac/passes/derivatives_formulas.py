@@ -1,0 +1,407 @@
+"""Analysis of one entry's formulas against the operator they belong to.
+
+Given the canonical native function of a derivatives.yaml entry and the
+formulas of one autograd key, this computes what a backward node needs (saved
+variables, differentiable arguments, named gradients) and the final forward
+formulas (``auto_element_wise`` / ``auto_linear`` expanded), and checks every
+formula: free names must exist (see :mod:`schemac.passes.derivatives_names`),
+``grads[i]`` must be in range, ``grad`` and ``grads`` must not be mixed, and
+non-SymInt-aware calls are refused.  Problems become diagnostics pointing
+into derivatives.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+from schemac.diagnostics import DiagnosticSink, Span, did_you_mean
+from schemac.ir.autograd import (
+    Derivative,
+    DifferentiableArgument,
+    ForwardDerivative,
+    SavedProperty,
+)
+from schemac.ir.derivatives import Formula
+from schemac.ir.native import NativeFunction, Variant
+from schemac.ir.schema import SchemaKind
+from schemac.ir.types import BaseTy, ListType, Type, is_like
+from schemac.passes.derivatives_names import free_names
+from schemac.passes.derivatives_saved import (
+    FORBIDDEN_CALLS,
+    StridesNotSupported,
+    ident_pattern,
+    save_variables,
+    used_gradient_indices,
+    uses_ident,
+)
+from schemac.passes.derivatives_signature import (
+    cpp_arguments,
+    formula_return_names,
+    is_foreach,
+)
+from schemac.passes.derivatives_vocabulary import CPP_TYPES, CPP_WORDS
+
+NON_DIFFERENTIABLE = "non_differentiable"
+AUTO_ELEMENT_WISE = "auto_element_wise"
+AUTO_LINEAR = "auto_linear"
+
+#: Names every backward formula may use besides arguments and results.
+BACKWARD_BUILTINS = frozenset({"grad", "grads", "grad_input_mask", "retain_variables"})
+
+
+@attrs.frozen
+class FormulaScope:
+    """What a formula may call: helpers and operator names (built once per run)."""
+
+    callables: frozenset[str]
+
+
+def text_span(formula: Formula, offset: int, length: int) -> Span:
+    """The span of ``formula.text[offset:offset+length]`` in the YAML file.
+
+    Exact for single-line scalars (plain or quoted); the whole value otherwise.
+    """
+    span = formula.text_span
+    if span.line != span.end_line:
+        return span
+    width = span.end_column - span.column
+    if width == len(formula.text):
+        start = span.column + offset
+    elif width == len(formula.text) + 2:
+        start = span.column + 1 + offset
+    else:
+        return span
+    return Span(span.file, span.line, start, span.line, start + max(length, 1))
+
+
+@attrs.frozen
+class KeyAnalysis:
+    derivatives: tuple[Derivative, ...]
+    forward_derivatives: tuple[ForwardDerivative, ...]
+    args_with_derivatives: tuple[DifferentiableArgument, ...]
+    non_differentiable_arg_names: tuple[str, ...]
+    available_named_gradients: tuple[str, ...]
+
+
+def _raw_key(formula: Formula) -> str:
+    return ", ".join(formula.variables)
+
+
+def analyse_key(
+    f: NativeFunction,
+    defn_name: str,
+    backward: tuple[Formula, ...],
+    forward: tuple[Formula, ...],
+    output_differentiability: tuple[bool, ...] | None,
+    scope: FormulaScope,
+    sink: DiagnosticSink,
+) -> KeyAnalysis:
+    schema = f.func
+    cpp_args = cpp_arguments(schema)
+    arg_names = [name for name, _ in cpp_args]
+    differentiability = output_differentiability or (True,) * len(schema.returns)
+    available = tuple(
+        f"grad_{ret.name}"
+        for ret, ok in zip(schema.returns, differentiability, strict=False)
+        if ok and ret.name is not None and is_like(ret.type, BaseTy.Tensor)
+    )
+    derivatives: list[Derivative] = []
+    non_differentiable: list[str] = []
+    with_derivatives: set[str] = set()
+    for formula in sorted(backward, key=_raw_key):
+        if formula.text.lower().strip() == NON_DIFFERENTIABLE:
+            non_differentiable += formula.variables
+            continue
+        derivative = _backward(f, formula, cpp_args, available, scope, sink)
+        if derivative is not None:
+            derivatives.append(derivative)
+            with_derivatives |= set(formula.variables)
+    overlap = sorted(with_derivatives & set(non_differentiable))
+    for name in overlap:
+        span = next(x.span for x in backward if name in x.variables)
+        sink.error(span, f"'{name}' has a formula and is also marked non_differentiable")
+    args = tuple(
+        DifferentiableArgument(name, ty) for name, ty in cpp_args if name in with_derivatives
+    )
+    forwards = [
+        fw
+        for formula in sorted(forward, key=_raw_key)
+        if (fw := _forward(f, formula, scope, sink)) is not None
+    ]
+    finished = _finish_forwards(f, defn_name, arg_names, derivatives, forwards, args, sink)
+    _check_grad_usage(derivatives, backward, sink)
+    return KeyAnalysis(
+        tuple(derivatives), finished, args, tuple(non_differentiable), available
+    )
+
+
+def _backward(
+    f: NativeFunction,
+    formula: Formula,
+    cpp_args: tuple[tuple[str, Type | None], ...],
+    available: tuple[str, ...],
+    scope: FormulaScope,
+    sink: DiagnosticSink,
+) -> Derivative | None:
+    schema = f.func
+    text = formula.text
+    for pattern, hint in FORBIDDEN_CALLS:
+        bad = re.search(pattern, text)
+        if bad is not None:
+            sink.error(
+                text_span(formula, bad.start(), bad.end() - bad.start()),
+                f"'{bad.group()}' is not allowed in a derivative formula",
+                hint,
+            )
+            return None
+    returns = tuple(
+        zip(formula_return_names(schema), (r.type for r in schema.returns), strict=True)
+    )
+    allowed = set(BACKWARD_BUILTINS) | set(available)
+    for name, _ in cpp_args + returns:
+        allowed.add(name)
+        allowed.update(name + p.value for p in SavedProperty if p is not SavedProperty.sym_argsize)
+    if is_foreach(schema):
+        allowed.add("i")
+    _check_names(formula, allowed, scope, sink)
+    try:
+        rewritten, saved_inputs = save_variables(text, cpp_args, formula.variables)
+        rewritten, saved_outputs = save_variables(rewritten, returns, formula.variables)
+    except StridesNotSupported as error:
+        sink.error(
+            formula.text_span,
+            f"'{error.name}.sym_strides()' used in a formula for {', '.join(formula.variables)}",
+            f"only a formula computing just '{error.name}'s gradient may save its strides",
+        )
+        return None
+    for index, match in _grads_indices(text):
+        if index >= len(schema.returns):
+            sink.error(
+                text_span(formula, match, len(f"grads[{index}]")),
+                f"grads[{index}] is out of range: '{schema.name}' has "
+                f"{len(schema.returns)} output{'s' if len(schema.returns) != 1 else ''}",
+                f"use grads[0] .. grads[{len(schema.returns) - 1}]"
+                if schema.returns
+                else None,
+            )
+    used_named = tuple(sorted(n for n in available if uses_ident(rewritten, n)))
+    return Derivative(
+        var_names=formula.variables,
+        formula=rewritten,
+        original_formula=text,
+        saved_inputs=saved_inputs,
+        saved_outputs=saved_outputs,
+        named_gradients=used_named,
+        span=formula.span,
+    )
+
+
+def _grads_indices(text: str) -> list[tuple[int, int]]:
+    return [(int(m.group(1)), m.start(1) - 6) for m in re.finditer(r"grads\[(\d+)\]", text)]
+
+
+def _check_names(
+    formula: Formula, allowed: set[str], scope: FormulaScope, sink: DiagnosticSink
+) -> None:
+    variables = allowed | CPP_TYPES | CPP_WORDS
+    for name in free_names(formula.text):
+        if name.is_call:
+            if name.name in scope.callables or name.name in variables:
+                continue
+            message = f"call to unknown function '{name.name}' in a derivative formula"
+            hint = did_you_mean(name.name, scope.callables) or (
+                "formulas may call ATen operators and autograd helpers; pass extra "
+                "helpers to the pass as 'extra_helpers'"
+            )
+        else:
+            if name.name in variables:
+                continue
+            message = f"unknown name '{name.name}' in a derivative formula"
+            hint = did_you_mean(name.name, allowed) or (
+                "use an argument, an output ('result'), 'grad' or 'grads[i]'"
+            )
+        sink.error(text_span(formula, name.offset, len(name.name)), message, hint)
+
+
+def _forward(
+    f: NativeFunction, formula: Formula, scope: FormulaScope, sink: DiagnosticSink
+) -> ForwardDerivative | None:
+    schema = f.func
+    names = formula.variables
+    types: list[Type] = [r.type for r in schema.returns if r.name in names]
+    if not types:
+        if names == ("result",) and len(schema.returns) == 1:
+            types = [schema.returns[0].type]
+        else:
+            for name in names:
+                index = re.fullmatch(r"result(\d+)", name)
+                if index is not None and int(index.group(1)) < len(schema.returns):
+                    types.append(schema.returns[int(index.group(1))].type)
+    if not types:
+        sink.error(
+            formula.span,
+            f"forward formula for '{', '.join(names)}' names no output of '{schema.name}'",
+            "name outputs as 'result' (one output), 'result0', 'result1'... or by return name",
+        )
+        return None
+    if formula.text not in (AUTO_ELEMENT_WISE, AUTO_LINEAR):
+        allowed = {"result", "original_self_p", "original_self_t"}
+        allowed |= set(formula_return_names(schema))
+        allowed |= {r.name for r in schema.returns if r.name is not None}
+        for arg in schema.arguments.flat_all:
+            allowed |= {arg.name, f"{arg.name}_p", f"{arg.name}_t"}
+        allowed |= {name for name, _ in cpp_arguments(schema)}
+        if is_foreach(schema):
+            allowed.add("i")
+        _check_names(formula, allowed, scope, sink)
+    return ForwardDerivative(
+        var_names=names, var_types=tuple(types), formula=formula.text, span=formula.span
+    )
+
+
+def _finish_forwards(
+    f: NativeFunction,
+    defn_name: str,
+    all_arg_names: list[str],
+    derivatives: list[Derivative],
+    forwards: list[ForwardDerivative],
+    args: tuple[DifferentiableArgument, ...],
+    sink: DiagnosticSink,
+) -> tuple[ForwardDerivative, ...]:
+    """Expand ``auto_*`` formulas and find which tangents and primals each needs."""
+    finished: list[ForwardDerivative] = []
+    foreach = is_foreach(f.func)
+
+    def required(formula: str, postfix: str, span: Span) -> tuple[str, ...] | None:
+        found: set[str] = set()
+        for arg in args:
+            if isinstance(arg.type, ListType) and not foreach:
+                continue  # list arguments are handled inside the formula's helper
+            if uses_ident(formula, arg.name):
+                sink.error(
+                    span,
+                    f"forward formula uses '{arg.name}', which is ambiguous",
+                    f"use '{arg.name}_p' for the primal value or '{arg.name}_t' for the tangent",
+                )
+                return None
+            if uses_ident(formula, arg.name + postfix):
+                found.add(arg.name)
+        return tuple(found)
+
+    for fw in forwards:
+        formula = fw.formula
+        tangents = required(formula, "_t", fw.span)
+        if tangents is None:
+            continue
+        if formula == AUTO_ELEMENT_WISE:
+            expanded = _element_wise(f, fw, derivatives, forwards, args, sink)
+            if expanded is None:
+                continue
+            formula, tangents = expanded, tuple(all_arg_names)
+        elif formula == AUTO_LINEAR:
+            expanded = _linear(f, defn_name, fw, forwards, args, all_arg_names, sink)
+            if expanded is None:
+                continue
+            formula, tangents = expanded, tuple(a.name for a in args)
+        primals = required(formula, "_p", fw.span)
+        if primals is None:
+            continue
+        finished.append(
+            attrs.evolve(
+                fw,
+                formula=formula,
+                required_inputs_fw_grad=tangents,
+                required_inputs_primal=primals,
+            )
+        )
+    return tuple(finished)
+
+
+def _element_wise(
+    f: NativeFunction,
+    fw: ForwardDerivative,
+    derivatives: list[Derivative],
+    forwards: list[ForwardDerivative],
+    args: tuple[DifferentiableArgument, ...],
+    sink: DiagnosticSink,
+) -> str | None:
+    # The Jacobian of an element-wise function is diagonal, so J v is the
+    # backward formula applied to the conjugated tangent, conjugated back.
+    if f.func.kind() is SchemaKind.inplace:
+        sink.error(fw.span, f"auto_element_wise cannot be used for in-place '{f.func.name}'")
+        return None
+    if len(args) != 1 or len(forwards) > 1 or len(fw.var_names) > 1:
+        sink.error(
+            fw.span,
+            "auto_element_wise needs exactly one differentiable input and one output",
+        )
+        return None
+    if len(derivatives) != 1:
+        sink.error(fw.span, "auto_element_wise needs the input's backward formula")
+        return None
+    name = args[0].name
+    text = _sub_ident(derivatives[0].original_formula, "grad", f"{name}_t.conj()")
+    for arg in args:
+        text = _sub_ident(text, arg.name, f"{arg.name}_p")
+    return f"({text}).conj()"
+
+
+def _linear(
+    f: NativeFunction,
+    defn_name: str,
+    fw: ForwardDerivative,
+    forwards: list[ForwardDerivative],
+    args: tuple[DifferentiableArgument, ...],
+    all_arg_names: list[str],
+    sink: DiagnosticSink,
+) -> str | None:
+    # A linear function's Jacobian is the function itself: call it on tangents.
+    if len(forwards) > 1 or len(fw.var_names) > 1:
+        sink.error(fw.span, "auto_linear needs exactly one differentiable output")
+        return None
+    if not args:
+        sink.error(fw.span, "auto_linear needs at least one differentiable input")
+        return None
+    diff = {a.name for a in args}
+    call_args = [f"{n}_t" if n in diff else n for n in all_arg_names]
+    name = defn_name
+    if any(is_like(a.type, BaseTy.SymInt) for a in f.func.arguments.flat_non_out):
+        name += "_symint"
+    if Variant.function in f.variants:
+        return f"at::{name}({', '.join(call_args)})"
+    return f"{call_args[0]}.{name}({', '.join(call_args[1:])})"
+
+
+def _sub_ident(text: str, name: str, replacement: str) -> str:
+    return re.sub(
+        ident_pattern(name), lambda m: f"{m.group(1)}{replacement}{m.group(2)}", text
+    )
+
+
+def _check_grad_usage(
+    derivatives: list[Derivative], formulas: tuple[Formula, ...], sink: DiagnosticSink
+) -> None:
+    """Mistakes that compile but break double backward; PyTorch refuses them too."""
+    if not derivatives:
+        return
+    span = derivatives[0].span
+    uses_grad = any(uses_ident(d.formula, "grad") for d in derivatives)
+    grads_uses = sum(len(re.findall(ident_pattern("grads"), d.formula)) for d in derivatives)
+    indices = [i for d in derivatives for i in used_gradient_indices(d.formula)]
+    uses_named = any(d.named_gradients for d in derivatives)
+    if uses_grad and grads_uses > 0:
+        sink.error(span, "formulas mix 'grad' and 'grads'", "replace 'grad' with 'grads[0]'")
+    elif grads_uses == len(indices) and set(indices) == {0}:
+        sink.error(
+            span,
+            "formulas use only 'grads[0]'",
+            "if the first output is the only differentiable one, write 'grad'",
+        )
+    if uses_named and (uses_grad or grads_uses > 0):
+        sink.error(
+            span,
+            "formulas mix 'grad_<output>' with 'grad' or 'grads[i]'",
+            "use one way of naming output gradients",
+        )

@@ -1,0 +1,91 @@
+"""Free names in a derivative formula, and which of them exist.
+
+PyTorch pastes formulas verbatim into generated C++, so a misspelt argument
+(``self.sym_size(dimm)``) or helper surfaces as a compiler error in a
+generated file far from its cause.  Here each formula is tokenised just enough
+to find its *free* names: identifiers that are not members (``x.foo``,
+``x->foo``), not qualified (``at::foo``, ``std::vector``), not inside a
+comment or string, and not a lambda's own parameters.  Each is classified as a
+call (followed by ``(`` or ``{``) or a variable; the caller decides which names
+are in scope and reports the rest.
+"""
+
+from __future__ import annotations
+
+import re
+
+import attrs
+
+_TOKEN = re.compile(
+    r"(?P<skip>/\*.*?\*/|//[^\n]*|\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*')"
+    r"|(?P<number>\d[\w.]*)"
+    r"|(?P<ident>[A-Za-z_]\w*)"
+    r"|(?P<op>::|->|\S)",
+    re.S,
+)
+
+
+@attrs.frozen
+class FreeName:
+    name: str
+    #: Offset of the name in the formula text.
+    offset: int
+    is_call: bool
+
+
+@attrs.frozen
+class _Token:
+    kind: str
+    text: str
+    offset: int
+
+
+def _tokens(formula: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    for match in _TOKEN.finditer(formula):
+        kind = match.lastgroup or "op"
+        if kind == "skip":
+            continue
+        tokens.append(_Token(kind, match.group(), match.start()))
+    return tokens
+
+
+def _lambda_parameters(tokens: list[_Token]) -> set[str]:
+    """Names declared as parameters of ``[...](T a, U b){...}`` lambdas."""
+    names: set[str] = set()
+    for index, token in enumerate(tokens[:-1]):
+        if token.text != "]" or tokens[index + 1].text != "(":
+            continue
+        depth = 0
+        last_ident: str | None = None
+        for inner in tokens[index + 1 :]:
+            if inner.text == "(":
+                depth += 1
+            elif inner.text == ")":
+                depth -= 1
+                if depth == 0:
+                    if last_ident:
+                        names.add(last_ident)
+                    break
+            elif inner.text == "," and depth == 1:
+                if last_ident:
+                    names.add(last_ident)
+                last_ident = None
+            elif inner.kind == "ident":
+                last_ident = inner.text
+    return names
+
+
+def free_names(formula: str) -> tuple[FreeName, ...]:
+    tokens = _tokens(formula)
+    local = _lambda_parameters(tokens)
+    found: list[FreeName] = []
+    for index, token in enumerate(tokens):
+        if token.kind != "ident" or token.text in local:
+            continue
+        before = tokens[index - 1].text if index > 0 else ""
+        after = tokens[index + 1].text if index + 1 < len(tokens) else ""
+        if before in (".", "->", "::") or after == "::":
+            continue
+        found.append(FreeName(token.text, token.offset, after in ("(", "{")))
+    return tuple(found)

@@ -1,0 +1,168 @@
+"""Which inputs and outputs a backward formula makes the node save.
+
+A backward node runs long after the forward call, so everything its formula
+reads must be stored when the node is built.  Saving a whole tensor keeps its
+memory alive; when a formula only reads a cheap property (``self.sym_sizes()``,
+``other.scalar_type()``, ``zeros_like(self)``) PyTorch saves just that
+property and the formula is rewritten to read the saved copy
+(``self_sym_sizes``).  This module performs that rewrite, in PyTorch's order
+(variable by variable, property pattern by property pattern), so the saved
+variables and their names are the ones PyTorch's runtime expects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import attrs
+
+from schemac.ir.autograd import SavedAttribute, SavedProperty
+from schemac.ir.types import BaseTy, BaseType, OptionalType, Type
+
+
+def ident_pattern(name: str) -> str:
+    """``name`` as a whole identifier (PyTorch's definition: not next to a word char)."""
+    return rf"(^|\W){re.escape(name)}($|\W)"
+
+
+def uses_ident(formula: str, name: str) -> bool:
+    return re.search(ident_pattern(name), formula) is not None
+
+
+@attrs.frozen
+class _Rule:
+    """``pattern`` (with ``{}`` for the variable) -> a saved property."""
+
+    pattern: str
+    prop: SavedProperty
+    #: The save-time expression from the variable name; None: the matched text.
+    expr: Callable[[str], str] | None = None
+    #: What the formula reads at run time instead of the match; None: the saved name.
+    replacement: Callable[[str], str] | None = None
+
+
+def _opt_sizes(name: str) -> str:
+    return (
+        f"{name}.has_value() ? std::optional<c10::SymIntArrayRef>({name}->sym_sizes())"
+        " : std::nullopt"
+    )
+
+
+_RULES: tuple[_Rule, ...] = (
+    _Rule(r"{}\.sym_sizes\(\)", SavedProperty.sym_sizes),
+    _Rule(r"{}->sym_sizes\(\)", SavedProperty.sym_sizes_opt, _opt_sizes),
+    _Rule(
+        r"{}\.sym_blocksize\(\)",
+        SavedProperty.sym_blocksize_opt,
+        lambda n: f"at::sparse_csr::getSymIntBlockSize({n})",
+    ),
+    _Rule(r"{}\.options\(\)", SavedProperty.options),
+    _Rule(r"zeros_like\({}\)", SavedProperty.info, lambda n: n, lambda n: f"{n}_info.zeros()"),
+    _Rule(r"{}\.sym_size\((-?\w+)\)", SavedProperty.sym_argsize),
+    _Rule(r"{}\.numel\(\)", SavedProperty.numel),
+    _Rule(r"{}\.sym_numel\(\)", SavedProperty.sym_numel),
+    _Rule(r"to_args_sizes\({}\)", SavedProperty.args_sizes),
+    _Rule(r"to_args_sizes_symint\({}\)", SavedProperty.args_sizes_symint),
+    _Rule(r"to_args_scalartypes\({}\)", SavedProperty.args_scalartypes),
+    _Rule(r"TensorGeometry\({}\)", SavedProperty.geometry),
+    _Rule(r"{}\.scalar_type\(\)", SavedProperty.scalar_type),
+    _Rule(r"{}\.dim\(\)", SavedProperty.dim),
+    _Rule(
+        r"{}\.sym_strides\(\)",
+        SavedProperty.sym_strides,
+        lambda n: f'strides_or_error({n}, "{n}")',
+    ),
+    _Rule(r"{}\.layout\(\)", SavedProperty.layout),
+    _Rule(r"{}\.is_conj\(\)", SavedProperty.conjugate),
+)
+
+#: Calls that are never allowed because they are not SymInt-aware.
+FORBIDDEN_CALLS: tuple[tuple[str, str], ...] = (
+    (r"(\.|->)sizes\(\)", "use .sym_sizes() instead of .sizes() in derivative formulas"),
+    (r"(\.|->)size\(-?\d+\)", "use .sym_size(dim) instead of .size(dim) in derivative formulas"),
+    (r"(\.|->)strides\(\)", "use .sym_strides() instead of .strides() in derivative formulas"),
+)
+
+_OPTIONAL_STRING = OptionalType(BaseType(BaseTy.str))
+
+
+class StridesNotSupported(Exception):
+    """``x.sym_strides()`` in a formula that computes more than ``x``'s gradient."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def save_variables(
+    formula: str,
+    variables: tuple[tuple[str, Type | None], ...],
+    var_names: tuple[str, ...],
+) -> tuple[str, tuple[SavedAttribute, ...]]:
+    """Rewrite ``formula`` to read saved properties; return it and what is saved.
+
+    Raises :class:`StridesNotSupported` for a ``sym_strides()`` the runtime
+    cannot save (the caller turns it into a positioned diagnostic).
+    """
+    saved: list[SavedAttribute] = []
+    for name, ty in variables:
+        for rule in _RULES:
+            formula = re.sub(
+                rule.pattern.format(re.escape(name)),
+                _Saver(rule, name, ty, var_names, saved),
+                formula,
+            )
+        if ty == _OPTIONAL_STRING:
+            # Saved optional strings are handed to formulas as string views.
+            formula = re.sub(
+                rf"\b{re.escape(name)}\b",
+                f"{name}.has_value() ? std::optional<std::string_view>({name}.value())"
+                " : std::nullopt",
+                formula,
+            )
+        if uses_ident(formula, name):
+            saved.append(SavedAttribute(name, name, ty, SavedProperty.value, name))
+    return formula, tuple(saved)
+
+
+@attrs.frozen
+class _Saver:
+    """Replaces one match of a rule and records what gets saved."""
+
+    rule: _Rule
+    name: str
+    ty: Type | None
+    var_names: tuple[str, ...]
+    saved: list[SavedAttribute]
+
+    def __call__(self, match: re.Match[str]) -> str:
+        rule, name = self.rule, self.name
+        prop_arg: str | None = None
+        suffix = rule.prop.value
+        if rule.prop is SavedProperty.sym_argsize:
+            prop_arg = match.group(1)
+            suffix += prop_arg.replace("-", "minus_")
+        if rule.prop is SavedProperty.sym_strides and self.var_names != (name,):
+            raise StridesNotSupported(name)
+        expr = rule.expr(name) if rule.expr is not None else match.group(0)
+        self.saved.append(SavedAttribute(name + suffix, name, self.ty, rule.prop, expr, prop_arg))
+        return rule.replacement(name) if rule.replacement is not None else name + suffix
+
+
+def dedup_saved(items: tuple[SavedAttribute, ...]) -> tuple[SavedAttribute, ...]:
+    """First occurrence of each saved name, in order."""
+    seen: set[str] = set()
+    result: list[SavedAttribute] = []
+    for item in items:
+        if item.name not in seen:
+            seen.add(item.name)
+            result.append(item)
+    return tuple(result)
+
+
+GRAD_INDEX = re.compile(r"(?:^|\W)grads\[(\d+)\]")
+
+
+def used_gradient_indices(formula: str) -> tuple[int, ...]:
+    return tuple(int(i) for i in GRAD_INDEX.findall(formula))

@@ -1,0 +1,105 @@
+"""The views of a schema that derivative matching needs.
+
+Matching a derivatives.yaml entry to its native functions compares *signatures*:
+the schema with overload name, in-place marker, out arguments, alias
+annotations, return names and TensorOptions removed, and mutated-but-not-
+returned arguments turned into returns.  Two variants of one operator
+(``add.Tensor``, ``add_.Tensor``, ``add.out``) share a signature.  Formulas
+are written against the C++ argument list (out arguments first, the
+TensorOptions quartet packed as ``options``) and the C++ return names, so
+both are computed here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from schemac.ir.schema import Argument, FunctionSchema
+from schemac.ir.types import Type
+
+#: The one argument name of the packed TensorOptions in C++ signatures.
+OPTIONS_NAME = "options"
+
+#: A hashable signature; equal for variants of one operator.
+SignatureKey = tuple[Hashable, ...]
+
+
+def _arg_key(arg: Argument, strip_default: bool) -> tuple[str, str, str | None]:
+    return (arg.name, str(arg.type), None if strip_default else arg.default)
+
+
+def signature_key(
+    schema: FunctionSchema, *, strip_default: bool = False, strip_view_copy_name: bool = False
+) -> SignatureKey:
+    base = schema.name.name.base
+    if strip_view_copy_name:
+        # A view op and its copy twin pair up by name: ``expand_copy`` with
+        # ``expand``, ``slice_scatter`` with ``slice_inverse``.
+        if base.endswith("_copy"):
+            base = base.replace("_copy", "")
+        elif base.endswith("_scatter"):
+            base = base.replace("scatter", "inverse")
+    args = schema.arguments
+    positional = [_arg_key(a, strip_default) for a in args.positional]
+    if str(schema.name) == "bernoulli.p":
+        # PyTorch special-cases this one schema so that its signature carries
+        # the default its in-place twin has; matching must agree with it.
+        positional = [
+            (n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional
+        ]
+    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    returns: list[str] = [str(r.type) for r in schema.returns]
+    returned = [r.annotation for r in schema.returns if r.annotation is not None]
+    self_arg = args.self_arg
+    mutated = ([self_arg] if self_arg is not None else []) + list(args.out)
+    mutated += list(args.post_self_positional)
+    for arg in mutated:
+        if arg.is_write and arg.annotation not in returned:
+            returns.append(str(arg.type))
+    return (
+        base,
+        schema.name.name.dunder,
+        tuple(positional),
+        tuple(_arg_key(a, strip_default) for a in kwargs),
+        tuple(returns),
+    )
+
+
+def cpp_arguments(schema: FunctionSchema) -> tuple[tuple[str, Type | None], ...]:
+    """(name, type) in C++ API order; the packed TensorOptions has type None."""
+    args = schema.arguments
+    items: list[tuple[str, Type | None]] = [(a.name, a.type) for a in args.out]
+    items += [(a.name, a.type) for a in args.positional]
+    options = args.tensor_options
+    if options is None:
+        items += [(a.name, a.type) for a in args.kwarg_only]
+        return tuple(items)
+    items += [(a.name, a.type) for a in args.pre_tensor_options_kwarg_only]
+    items.append((OPTIONS_NAME, None))
+    items += [(a.name, a.type) for a in args.post_tensor_options_kwarg_only]
+    return tuple(items)
+
+
+def return_names(schema: FunctionSchema) -> tuple[str, ...]:
+    """The C++ names of the returns (``self`` for in-place, out names for out=)."""
+    names: list[str] = []
+    arg_names = {a.name for a in schema.arguments.flat_all}
+    for index, ret in enumerate(schema.returns):
+        if schema.name.name.inplace:
+            names.append("self")
+        elif schema.arguments.out:
+            names.append(schema.arguments.out[index].name)
+        elif ret.name:
+            names.append(f"{ret.name}_return" if ret.name in arg_names else ret.name)
+        else:
+            names.append("result" if len(schema.returns) == 1 else f"result{index}")
+    return tuple(names)
+
+
+def formula_return_names(schema: FunctionSchema) -> tuple[str, ...]:
+    """Return names as formulas see them: an in-place result is ``result``."""
+    return tuple("result" if n == "self" else n for n in return_names(schema))
+
+
+def is_foreach(schema: FunctionSchema) -> bool:
+    return schema.name.name.base.startswith("_foreach_")
