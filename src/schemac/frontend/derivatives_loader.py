@@ -261,7 +261,9 @@ def _unknown_variable(
         reader.sink.error(span, "empty variable name in formula key", "separate names with ', '")
         return
     if _RESULT_NAME.fullmatch(name):
-        message = f"'{schema.name}' has {len(schema.returns)} outputs; there is no '{name}'"
+        count = len(schema.returns)
+        outputs = f"{count} output{'s' if count != 1 else ''}"
+        message = f"'{schema.name}' has {outputs}; there is no '{name}'"
     else:
         message = f"'{schema.name}' has no argument or output named '{name}'"
     inputs = ", ".join(a.name for a in schema.arguments.flat_all) or "none"

@@ -83,14 +83,18 @@ def parse_yaml_text(text: str, file: str) -> tuple[YamlDocument | None, list[Dia
     try:
         root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as error:
-        return None, [_syntax_diagnostic(file, error)]
+        return None, [_syntax_diagnostic(file, text, error)]
     except yaml.YAMLError as error:
         return None, [Diagnostic(Span.point(file, 1, 1), f"invalid YAML: {error}")]
     return YamlDocument(file, text, root), []
 
 
-def _syntax_diagnostic(file: str, error: yaml.MarkedYAMLError) -> Diagnostic:
+def _syntax_diagnostic(file: str, text: str, error: yaml.MarkedYAMLError) -> Diagnostic:
     mark = error.problem_mark or error.context_mark
+    if mark is not None and error.context_mark is not None and mark.line >= len(text.splitlines()):
+        # The parser ran off the end of the file looking for a closing
+        # bracket or quote; where that construct opened is more useful.
+        mark = error.context_mark
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     problem = error.problem or "syntax error"
     message = f"invalid YAML: {problem}"
