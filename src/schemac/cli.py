@@ -18,10 +18,17 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from schemac.cli_pipeline import (
+    AFTER_LOAD,
+    add_pipeline_arguments,
+    register_passes_command,
+    run_requested_passes,
+)
 from schemac.diagnostics import SchemacError, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
+from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -96,10 +103,13 @@ def _check(args: argparse.Namespace) -> int:
 def _register_dump_ir(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "dump-ir",
-        help="print the IR the front end builds from the YAML files",
-        description="Load the YAML files and print the resulting IR, as text or JSON.",
+        help="print the IR after the passes (or after any one pass)",
+        description="Load the YAML files, run the pass pipeline (or stop after --after "
+        f"PASS; '--after {AFTER_LOAD}' shows the front end's IR) and print the IR, as "
+        "text or JSON.",
     )
     add_input_arguments(parser)
+    add_pipeline_arguments(parser)
     parser.add_argument(
         "--op",
         action="append",
@@ -117,11 +127,17 @@ def _register_dump_ir(subparsers: argparse._SubParsersAction) -> None:  # type: 
 
 
 def _dump_ir(args: argparse.Namespace) -> int:
-    module = load_inputs(args)
-    if args.op:
-        module = select_functions(module, args.op)
-    printer = module_to_json if args.format == "json" else module_to_text
-    sys.stdout.write(printer(module, spans=args.spans))
+    module = run_requested_passes(args, load_inputs(args))
+    if args.after != AFTER_LOAD:
+        if args.op:
+            module = select_resolved(module, args.op)
+        resolved = resolved_to_json if args.format == "json" else resolved_to_text
+        sys.stdout.write(resolved(module))
+    else:
+        if args.op:
+            module = select_functions(module, args.op)
+        printer = module_to_json if args.format == "json" else module_to_text
+        sys.stdout.write(printer(module, spans=args.spans))
     if args.format == "json":
         sys.stdout.write("\n")
     return 0
@@ -131,6 +147,7 @@ def _dump_ir(args: argparse.Namespace) -> int:
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
     _register_check,
     _register_dump_ir,
+    register_passes_command,
 )
 
 

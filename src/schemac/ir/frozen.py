@@ -9,7 +9,7 @@ tuple of pairs for equality and hashing with a private index for lookups.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import attrs
 
@@ -21,21 +21,26 @@ def _as_pairs(items: Iterable[tuple[K, V]]) -> tuple[tuple[K, V], ...]:
     return tuple(items)
 
 
-@attrs.frozen(eq=True, hash=True)
+# Not slotted, so that the lookup index can live outside the attrs fields:
+# generic IR printers walk the fields and must see only the pairs.
+@attrs.frozen(eq=True, hash=True, slots=False)
 class FrozenMap(Mapping[K, V], Generic[K, V]):
     """Insertion-ordered; ``FrozenMap(((k, v), ...))`` or :meth:`of`."""
 
     items_: tuple[tuple[K, V], ...] = attrs.field(default=(), converter=_as_pairs)
-    _index: dict[K, V] = attrs.field(init=False, eq=False, hash=False, repr=False, factory=dict)
 
     def __attrs_post_init__(self) -> None:
-        self._index.update(self.items_)
-        if len(self._index) != len(self.items_):
+        index = dict(self.items_)
+        object.__setattr__(self, "_index", index)
+        if len(index) != len(self.items_):
             raise ValueError("FrozenMap built with duplicate keys")
 
     @classmethod
     def of(cls, mapping: Mapping[K, V]) -> FrozenMap[K, V]:
         return cls(tuple(mapping.items()))
+
+    if TYPE_CHECKING:  # set in __attrs_post_init__; not an attrs field
+        _index: dict[K, V]
 
     def __getitem__(self, key: K) -> V:
         return self._index[key]

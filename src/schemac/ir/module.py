@@ -13,6 +13,8 @@ by ``group-variants``, ``grouped_views`` by ``group-views``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
@@ -42,7 +44,7 @@ def _index_functions(functions: tuple[NativeFunction, ...]) -> dict[OperatorName
     return index
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class Module:
     sources: SourceFiles
     functions: tuple[NativeFunction, ...] = ()
@@ -55,9 +57,10 @@ class Module:
     grouped_functions: tuple[Grouped, ...] = ()
     #: Every function once, view families grouped, in the reference's order.
     grouped_views: tuple[ViewGrouped, ...] = ()
-    _by_name: dict[OperatorName, NativeFunction] = attrs.field(
-        init=False, eq=False, hash=False, repr=False
-    )
+    # The name index is a plain attribute, not a field (hence no slots): the
+    # generic IR printer walks the fields and must not print it.
+    if TYPE_CHECKING:
+        _by_name: dict[OperatorName, NativeFunction]
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "_by_name", _index_functions(self.functions))

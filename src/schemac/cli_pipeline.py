@@ -1,0 +1,67 @@
+"""The command-line side of the pass pipeline: ``schemac passes`` and dump-ir's pass options.
+
+Kept out of :mod:`schemac.cli` so that the CLI module stays a list of thin
+subcommands: ``cli`` calls :func:`add_pipeline_arguments` for a subcommand that
+runs passes and :func:`run_requested_passes` in its handler.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from schemac.ir.module import Module
+from schemac.passes.base import PassContext
+from schemac.passes.manager import PassManager, PipelineError
+
+#: ``--after load`` shows the module as the front end built it, before any pass.
+AFTER_LOAD = "load"
+
+
+def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--after",
+        metavar="PASS",
+        help=f"stop after this pass ('{AFTER_LOAD}': before any pass; default: run every "
+        "pass); see 'schemac passes'",
+    )
+    parser.add_argument(
+        "--verify", action="store_true", help="check the IR's invariants after every pass"
+    )
+    parser.add_argument(
+        "--time-passes", action="store_true", help="print each pass's wall time to stderr"
+    )
+
+
+def run_requested_passes(args: argparse.Namespace, module: Module) -> Module:
+    """Run the pipeline as the options ask; a bad ``--after`` is a usage error (exit 2)."""
+    if args.after == AFTER_LOAD:
+        return module
+    manager = PassManager.default()
+    try:
+        if args.after is not None:
+            manager.check_pass_name(args.after)
+    except PipelineError as error:
+        args.parser.error(str(error))
+    result = manager.run(PassContext(verify=args.verify), module, stop_after=args.after)
+    if args.time_passes:
+        sys.stderr.write(result.format_timings() + "\n")
+    return result.module
+
+
+def register_passes_command(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "passes",
+        help="list the passes of the pipeline, in the order they run",
+        description="List every pass of the default pipeline in run order, with what it "
+        "requires and provides.",
+    )
+    parser.set_defaults(handler=_list_passes, parser=parser)
+
+
+def _list_passes(args: argparse.Namespace) -> int:
+    for p in PassManager.default().passes:
+        print(f"{p.name}: {p.summary}")
+        print(f"    requires: {', '.join(p.requires) or '-'}")
+        print(f"    provides: {', '.join(p.provides) or '-'}")
+    return 0
