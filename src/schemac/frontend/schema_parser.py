@@ -205,6 +205,13 @@ class _ToIR(Transformer[Token, FunctionSchema]):
                     "out arguments (mutable keyword-only) must come last",
                 )
             section.append(item)
+        if section is kwarg_only and not kwarg_only:
+            marker = next(c for c in children if isinstance(c, _KwargMarker))
+            self._problem(
+                marker.span,
+                "the keyword-only marker '*' is not followed by any argument",
+                "remove the '*', or put keyword-only arguments after it",
+            )
         return Arguments(tuple(positional), tuple(kwarg_only), tuple(out))
 
     # -- types -----------------------------------------------------------------
@@ -251,6 +258,14 @@ class _ToIR(Transformer[Token, FunctionSchema]):
         before: tuple[str, ...] = alias_set.value  # type: ignore[assignment]
         after_set: tuple[str, ...] = after.value if isinstance(after, _Located) else ()  # type: ignore[assignment]
         span = alias_set.span
+        if len(before) > 2:
+            # torchgen reads at most two members before '->' (its pattern keeps
+            # only the last repeated group), so a larger set cannot round-trip.
+            self._problem(
+                span,
+                f"alias set '{'|'.join(before)}' has more than two members",
+                "PyTorch's code generator supports at most two aliases before '->'",
+            )
         if write is not None and len(before) > 1:
             self._problem(span, "a mutable alias annotation names more than one alias set")
         if len(before) > 1 and len(after_set) > 1:
@@ -273,6 +288,14 @@ class _ToIR(Transformer[Token, FunctionSchema]):
         assert isinstance(typed, _Located)
         ty, annotation = typed.value  # type: ignore[misc]
         span = typed.span if name is None else self._join(typed.span, self._span(name))  # type: ignore[arg-type]
+        if name is None and isinstance(annotation, Annotation) and annotation.alias_set_after:
+            # A return's name is the text after its last space, so an unnamed
+            # 'Tensor(a -> *)' would read as a type 'Tensor(a ->' named '*)'.
+            self._problem(
+                span,
+                f"an unnamed return cannot carry the annotation '({annotation})'",
+                "name the return, e.g. 'Tensor(a -> *) result'",
+            )
         return Return(str(name) if name is not None else None, ty, annotation, span=span)
 
     def no_returns(self, children: list[object]) -> tuple[Return, ...]:

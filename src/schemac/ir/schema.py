@@ -351,11 +351,11 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
                 )
         else:
             real_outs = [a for a in outs if not a.name.startswith(SCRATCH_PREFIX)]
-            if returns and len(real_outs) != len(returns):
+            if len(real_outs) != len(returns):
                 yield _error(
                     schema.span,
                     f"{len(real_outs)} out arguments but {len(returns)} returns",
-                    "return every out argument, or return nothing",
+                    "return every Tensor out argument, in order",
                 )
 
     if schema.name.name.inplace:
@@ -386,6 +386,12 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
         and not outs
         and not any(a.is_write for a in args.post_self_positional)
     )
+    rest = args.post_tensor_options_kwarg_only
+    if args.tensor_options is not None and Arguments(kwarg_only=rest).tensor_options is not None:
+        yield _error(
+            schema.span,
+            "the TensorOptions arguments (dtype, layout, device, pin_memory) appear twice",
+        )
     if args.tensor_options is not None and not kind_is_functional:
         yield _error(
             schema.span,
