@@ -1,0 +1,143 @@
+"""The C++ of plain (unstructured) wrappers and of the ``at::<key>::`` functions.
+
+Each :class:`~.plan.Wrapper` yields three pieces of C++, placed in three parts
+of the registration file:
+
+* its *definition*, in an anonymous namespace: a function with the
+  dispatcher's signature that checks devices, installs a device guard and
+  calls the kernel (structured wrappers come from :mod:`.structured`);
+* its *registration*, ``m.impl("add.Tensor", TORCH_FN(wrapper_CPU_add_Tensor));``;
+* the *direct-call functions* ``at::cpu::add(...)`` (every C++ API overload
+  of the operator), which call the wrapper without going through the
+  dispatcher.
+
+Note [Wrapper names]
+    A wrapper's name must be unique in its file, and several overloads share
+    a dispatcher name (``_assert_async`` and ``_assert_async.msg`` are both
+    ``_assert_async`` in C++).  Plain wrappers are named
+    ``wrapper_<Key>_<overload>_<dispatcher name>`` and structured ones
+    ``wrapper_<Key>_<native name>`` (the native name spells the overload);
+    these are PyTorch's names, kept so that stack traces and profiles read the
+    same with either generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from schemac.backends.aten.registrations.cpp import block, call
+from schemac.backends.aten.registrations.keys import KeyTraits
+from schemac.backends.aten.registrations.plan import Wrapper, WrapperKind
+from schemac.backends.aten.registrations.translate import call_arguments
+from schemac.backends.aten.signatures import (
+    Signature,
+    cpp_signature_group,
+    dispatcher_signature,
+    native_signature,
+)
+from schemac.backends.aten.signatures.naming import dispatcher_name, native_name
+from schemac.backends.cppmodel import cpp_string_literal
+from schemac.ir.native import DeviceCheck, NativeFunction
+from schemac.ir.schema import Argument
+from schemac.ir.types import BaseTy, is_like
+
+
+def wrapper_signature(wrapper: Wrapper, traits: KeyTraits) -> Signature:
+    """The registered function's signature (see Note [Wrapper names])."""
+    f = wrapper.function
+    if wrapper.kind is WrapperKind.STRUCTURED:
+        # Sizes are symbolic only if the function's own kernel for the key says so.
+        symint = wrapper.kernel is not None and wrapper.kernel.supports_symint
+        native = native_signature(f, symint=symint)
+        return _renamed(native, f"wrapper_{traits.key}_{native_name(f.func)}")
+    dispatcher = dispatcher_signature(f)
+    name = f"wrapper_{traits.key}_{f.func.name.overload}_{dispatcher_name(f.func)}"
+    return _renamed(dispatcher, name)
+
+
+def _renamed(sig: Signature, name: str) -> Signature:
+    return Signature(name=name, params=sig.params, returns=sig.returns)
+
+
+def registration(wrapper: Wrapper, traits: KeyTraits) -> str:
+    name = cpp_string_literal(str(wrapper.name))
+    return f"m.impl({name}, TORCH_FN({wrapper_signature(wrapper, traits).name}));"
+
+
+def direct_call_functions(wrapper: Wrapper, traits: KeyTraits) -> Iterator[str]:
+    """``at::<key>::<op>`` for every C++ API overload of the operator."""
+    target = wrapper_signature(wrapper, traits)
+    for sig in cpp_signature_group(wrapper.function).all():
+        args = call_arguments(sig.params, target.params)
+        yield block(sig.defn(), [f"return {call(target.name, args)};"])
+
+
+def is_tensor_like(arg: Argument) -> bool:
+    return is_like(arg.type, BaseTy.Tensor)
+
+
+def device_check(f: NativeFunction, wrapper_name: str) -> list[str]:
+    """Checks that every tensor argument is on one device (unless ``device_check: NoCheck``)."""
+    if f.device_check is DeviceCheck.NoCheck:
+        return ["// No device check"]
+    lines = [
+        "std::optional<Device> common_device = std::nullopt;",
+        "(void)common_device; // Suppress unused variable warning",
+    ]
+    args = f.func.arguments
+    for arg in (*args.out, *args.positional):
+        if is_tensor_like(arg):
+            lines.append(
+                call(
+                    "c10::impl::check_and_update_common_device",
+                    [
+                        "common_device",
+                        arg.name,
+                        cpp_string_literal(wrapper_name),
+                        cpp_string_literal(arg.name),
+                    ],
+                )
+                + ";"
+            )
+    return lines
+
+
+def _device_guard(f: NativeFunction, traits: KeyTraits) -> list[str]:
+    """The guard of a plain wrapper: the device of the first tensor argument,
+    or for factories the requested device."""
+    if not (f.device_guard and traits.device_guard):
+        return ["// DeviceGuard omitted"]
+    args = f.func.arguments
+    if args.tensor_options is not None:
+        lines = (
+            ["globalContext().lazyInitDevice(c10::DeviceType::CUDA);"] if traits.cuda_like else []
+        )
+        return [*lines, "const DeviceGuard device_guard(device_or_default(device));"]
+    self_arg = (args.self_arg,) if args.self_arg is not None else ()
+    for arg in (*self_arg, *args.out, *args.positional):
+        if is_tensor_like(arg):
+            return [f"const OptionalDeviceGuard device_guard(device_of({arg.name}));"]
+    return ["// DeviceGuard omitted"]
+
+
+def kernel_wrapper_definition(wrapper: Wrapper, traits: KeyTraits) -> str:
+    f, kernel = wrapper.function, wrapper.kernel
+    sig = wrapper_signature(wrapper, traits)
+    if wrapper.kind is WrapperKind.INPLACE_META:
+        self_name = "self" if f.func.arguments.self_arg is None else f.func.arguments.self_arg.name
+        return block(
+            sig.defn(),
+            [
+                f"TORCH_CHECK_NOT_IMPLEMENTED({self_name}.is_meta(),",
+                '  "Cannot inplace into non-meta tensor with meta tensor argument");',
+                f"return {self_name};",
+            ],
+        )
+    if kernel is None:
+        raise ValueError(f"wrapper for {f.func.name} has no kernel")
+    target = native_signature(f, kernel=kernel.name)
+    body = device_check(f, sig.name) if traits.device_guard else ["// No device check"]
+    body += _device_guard(f, traits)
+    args = call_arguments(sig.params, target.params)
+    body.append(f"return {call(f'{kernel.namespace}::{kernel.name}', args)};")
+    return block(sig.defn(), body)
