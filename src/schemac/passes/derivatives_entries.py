@@ -134,11 +134,7 @@ def load_entries(
 
 def _canonical(candidates: list[NativeFunction], name: str) -> NativeFunction | None:
     for f in candidates:
-        if (
-            not f.func.is_functional_fn
-            and not f.func.is_out_fn
-            and base_name(f.func) == name
-        ):
+        if not f.func.is_functional_fn and not f.func.is_out_fn and base_name(f.func) == name:
             return f
     # Operators with only an in-place variant keep their formulas there.
     if candidates and base_name(candidates[0].func) == name + "_":

@@ -101,9 +101,7 @@ def foreach_info(
 def _generate(
     f: NativeFunction, ref: DifferentiabilityInfo, ref_schema: FunctionSchema
 ) -> DifferentiabilityInfo:
-    pairs = list(
-        zip(f.func.arguments.flat_non_out, _without_options(ref_schema), strict=False)
-    )
+    pairs = list(zip(f.func.arguments.flat_non_out, _without_options(ref_schema), strict=False))
     to_foreach = {r.name: a.name for a, r in pairs}
     by_name = {a.name: a for a, _ in pairs}
     derivatives: list[Derivative] = []
@@ -150,9 +148,7 @@ def _generate(
         dispatch_key=ref.dispatch_key,
         node=foreach_node_name(ref.node, f.func.name.overload),
         derivatives=tuple(derivatives),
-        forward_derivatives=tuple(
-            _forward(f, ref_schema, fw) for fw in ref.forward_derivatives
-        ),
+        forward_derivatives=tuple(_forward(f, ref_schema, fw) for fw in ref.forward_derivatives),
         all_saved_inputs=_unique(saved_in),
         all_saved_outputs=_unique(saved_out),
         args_with_derivatives=args,
@@ -201,4 +197,3 @@ def _forward(
         is_reusing_outplace_formula=fw.is_reusing_outplace_formula,
         span=fw.span,
     )
-

@@ -132,9 +132,7 @@ def analyse_key(
     ]
     finished = _finish_forwards(f, defn_name, arg_names, derivatives, forwards, args, sink)
     _check_grad_usage(derivatives, backward, sink)
-    return KeyAnalysis(
-        tuple(derivatives), finished, args, tuple(non_differentiable), available
-    )
+    return KeyAnalysis(tuple(derivatives), finished, args, tuple(non_differentiable), available)
 
 
 def _backward(
@@ -182,9 +180,7 @@ def _backward(
                 text_span(formula, match, len(f"grads[{index}]")),
                 f"grads[{index}] is out of range: '{schema.name}' has "
                 f"{len(schema.returns)} output{'s' if len(schema.returns) != 1 else ''}",
-                f"use grads[0] .. grads[{len(schema.returns) - 1}]"
-                if schema.returns
-                else None,
+                f"use grads[0] .. grads[{len(schema.returns) - 1}]" if schema.returns else None,
             )
     used_named = tuple(sorted(n for n in available if uses_ident(rewritten, n)))
     return Derivative(
@@ -375,9 +371,7 @@ def _linear(
 
 
 def _sub_ident(text: str, name: str, replacement: str) -> str:
-    return re.sub(
-        ident_pattern(name), lambda m: f"{m.group(1)}{replacement}{m.group(2)}", text
-    )
+    return re.sub(ident_pattern(name), lambda m: f"{m.group(1)}{replacement}{m.group(2)}", text)
 
 
 def _check_grad_usage(

@@ -59,9 +59,7 @@ class Matcher:
         self._non_functional: dict[SignatureKey, LoadedEntry] = {}
         for schema, item in loaded.items():
             table = (
-                self._functional
-                if schema.kind() is SchemaKind.functional
-                else self._non_functional
+                self._functional if schema.kind() is SchemaKind.functional else self._non_functional
             )
             table[signature_key(schema, strip_default=True)] = item
 
@@ -187,9 +185,7 @@ def _update_tangent_in_place(formula: str, op_name: str) -> str:
     # anything else is copied into the existing tangent.
     match = re.fullmatch(r"self_t.([\w]*)\((.*)\)", formula)
     if match is not None and match.group(1) == op_name and _single_call(match.group(2)):
-        return (
-            f"self_t_raw.defined() ? self_t_raw.{match.group(1)}_({match.group(2)}) : {formula}"
-        )
+        return f"self_t_raw.defined() ? self_t_raw.{match.group(1)}_({match.group(2)}) : {formula}"
     return f"self_t_raw.defined() ? self_t_raw.copy_({formula}) : {formula}"
 
 

@@ -44,9 +44,7 @@ def signature_key(
     if str(schema.name) == "bernoulli.p":
         # PyTorch special-cases this one schema so that its signature carries
         # the default its in-place twin has; matching must agree with it.
-        positional = [
-            (n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional
-        ]
+        positional = [(n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional]
     kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
     returns: list[str] = [str(r.type) for r in schema.returns]
     returned = [r.annotation for r in schema.returns if r.annotation is not None]
