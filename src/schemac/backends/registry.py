@@ -101,6 +101,13 @@ class BackendEntry:
 BACKENDS: tuple[BackendEntry, ...] = (
     BackendEntry("aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",)),
     BackendEntry("python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",)),
+    BackendEntry(
+        "aten-registrations",
+        "schemac.backends.aten.registrations.targets:BACKEND",
+        ("cpu", "cuda", "mps", "xpu", "meta", "composite", "quantized", "sparse", "sparsecsr",
+         "nested", "hpu", "mkldnn", "zerotensor", "mtia"),
+    ),
+    BackendEntry("python-bindings", "schemac.backends.python.backend:BACKEND", ("python",)),
 )
 
 

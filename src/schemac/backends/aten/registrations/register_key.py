@@ -104,11 +104,9 @@ def file_view(
 
 
 def register_key_files(module: Module, key: str, templates: Templates) -> Iterator[GeneratedFile]:
-    """The shards and the Everything file of ``key`` (nothing if it has no kernels)."""
+    """The shards and the Everything file of ``key`` (empty files if it has no kernels)."""
     traits = key_traits(key)
     items = plan_key(module, traits)
-    if not items:
-        return
     sources = (module.sources.native_functions,)
     files = ShardedFile(f"ATen/Register{key}.cpp", NUM_SHARDS.get(key, 1))
     shards = sharded(items, lambda item: item.root_name, files.num_shards)
