@@ -13,6 +13,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.python.defaults import spelled_default
+from schemac.backends.python.errors import UnsupportedPythonType
 from schemac.ir.types import BaseTy, BaseType, CustomClassType, ListType, OptionalType, Type
 
 #: Base types whose parser spelling differs from the schema's.
@@ -48,10 +49,6 @@ _LIST_NAMES: dict[str, str] = {
     "Tensor": "TensorList",
     "Scalar": "ScalarList",
 }
-
-
-class UnsupportedPythonType(ValueError):
-    """A schema type the Python argument parser has no spelling for."""
 
 
 def parser_type(ty: Type) -> str:

@@ -13,6 +13,12 @@ from collections.abc import Sequence
 import attrs
 
 from schemac.backends.python.deprecated import deprecated_signatures
+from schemac.backends.python.errors import (
+    ReservedArgumentName,
+    UnbindableOverload,
+    UnnamedField,
+    UnsupportedPythonType,
+)
 from schemac.backends.python.overloads import OverloadGroup, SignedFunction, group_overloads
 from schemac.backends.python.routing import BINDING_MODULES, BindingModule
 from schemac.backends.python.signatures import cpp_function_name, python_signature
@@ -22,6 +28,7 @@ from schemac.backends.python.skips import (
     STILL_BOUND_GENERATED_TAG,
     is_skipped_name,
 )
+from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
@@ -109,15 +116,32 @@ class PythonBindings:
         return ()
 
 
+#: Errors the signature views raise for schemas Python cannot express.
+SIGNATURE_ERRORS = (UnsupportedPythonType, ReservedArgumentName, UnnamedField, UnbindableOverload)
+
+
+def as_diagnostic(function: NativeFunction, error: Exception) -> Diagnostic:
+    return Diagnostic(
+        function.span,
+        f"cannot generate a Python binding for '{function.func.name}': {error}",
+        "mark the operator with a python_module, or change the schema",
+    )
+
+
 def signed_functions(
     module: Module, functions: Sequence[NativeFunction], *, method: bool
 ) -> list[SignedFunction]:
-    pairs = [
-        SignedFunction(
-            python_signature(f.func, category_override=f.category_override, method=method), f
-        )
-        for f in functions
-    ]
+    pairs: list[SignedFunction] = []
+    problems: list[Diagnostic] = []
+    for f in functions:
+        try:
+            sig = python_signature(f.func, category_override=f.category_override, method=method)
+        except SIGNATURE_ERRORS as error:
+            problems.append(as_diagnostic(f, error))
+            continue
+        pairs.append(SignedFunction(sig, f))
+    if problems:
+        raise InputError(problems)
     return pairs + deprecated_signatures(module.deprecated, pairs, method=method)
 
 

@@ -24,6 +24,7 @@ from schemac.backends.python.arguments import (
     out_argument,
 )
 from schemac.backends.python.defaults import cpp_default, python_default
+from schemac.backends.python.errors import ReservedArgumentName
 from schemac.ir.schema import Argument, FunctionSchema
 from schemac.ir.types import BaseTy, BaseType, OptionalType
 
@@ -151,10 +152,6 @@ def _tensor_options_arguments(
         PythonArgument("pin_memory", optional_bool, "False"),
         PythonArgument("requires_grad", optional_bool, "False"),
     )
-
-
-class ReservedArgumentName(ValueError):
-    """A schema declares an argument Python adds by itself."""
 
 
 def python_signature(

@@ -1,0 +1,25 @@
+"""The ``python`` target's entry in the backend registry."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import attrs
+
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.python.emit import emit_python
+from schemac.backends.registry import EmitOptions
+from schemac.ir.module import Module
+
+
+@attrs.frozen
+class PythonBindingsBackend:
+    name: str = "python-bindings"
+    description: str = "Python bindings of ATen operators (torch.*, Tensor.*, torch.nn/fft/...)"
+    targets: tuple[str, ...] = ("python",)
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        return emit_python(module)
+
+
+BACKEND = PythonBindingsBackend()

@@ -1,0 +1,110 @@
+"""The view of one ``THPVariable_<name>`` function and its method-table entry.
+
+:func:`binding_view` turns an :class:`OperatorBinding` into a
+:class:`BindingView`: the parser strings, one :class:`Case` per parser entry
+(with the out= branch when an out= twin was merged in), the named-tuple types
+it uses, and the ``__torch_function__`` hook.  The template binding.mako
+prints it; nothing in the template decides anything.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.backends.cppmodel import cpp_string_literal
+from schemac.backends.python.dispatch import DispatchCall, dispatch_call
+from schemac.backends.python.operators import SIGNATURE_ERRORS, OperatorBinding, as_diagnostic
+from schemac.backends.python.return_types import binding_typenames
+from schemac.diagnostics import InputError
+
+
+@attrs.frozen
+class Case:
+    index: int
+    call: DispatchCall
+    #: The merged out= overload's call and the parser index of ``out``.
+    out_call: DispatchCall | None = None
+    out_index: int = -1
+
+
+@attrs.frozen
+class BindingView:
+    name: str
+    cpp_name: str
+    method: bool
+    takes_no_arguments: bool
+    #: ``static PyTypeObject* NamedTuple = generated::get_max_structseq();`` parts.
+    structseq_locals: tuple[tuple[str, str], ...]
+    parser_strings: tuple[str, ...]
+    traceable: bool
+    max_arguments: int
+    cases: tuple[Case, ...]
+    qualified_module: str
+    module_object: str
+
+    @property
+    def self_argument(self) -> str:
+        return "self_" if self.method else "nullptr"
+
+    @property
+    def single_case(self) -> bool:
+        return len(self.cases) == 1
+
+
+def binding_view(binding: OperatorBinding) -> BindingView:
+    try:
+        return _binding_view(binding)
+    except SIGNATURE_ERRORS as error:
+        raise InputError([as_diagnostic(binding.overloads[0].function, error)]) from None
+
+
+def _binding_view(binding: OperatorBinding) -> BindingView:
+    typenames = binding_typenames([o.function for o in binding.overloads])
+    names = {key: local for key, local, _ in typenames}
+    cases = []
+    for index, group in enumerate(binding.groups):
+        call = dispatch_call(group.signature, group.base, names)
+        if group.out is None:
+            cases.append(Case(index, call))
+            continue
+        out_call = dispatch_call(group.signature, group.out, names)
+        cases.append(Case(index, call, out_call, group.signature.output_index))
+    return BindingView(
+        name=str(binding.name),
+        cpp_name=binding.cpp_name,
+        method=binding.module.method,
+        takes_no_arguments=binding.takes_no_arguments,
+        structseq_locals=tuple((local, seq.getter) for _, local, seq in typenames),
+        parser_strings=tuple(cpp_string_literal(g.signature.text()) for g in binding.groups),
+        traceable=binding.traceable,
+        max_arguments=binding.max_arguments,
+        cases=tuple(cases),
+        qualified_module=binding.module.qualified_name,
+        module_object=binding.module.module_object,
+    )
+
+
+def method_table_entry(binding: OperatorBinding) -> str:
+    """The ``PyMethodDef`` initialiser: ``{"add", castPyCFunctionWithKeywords(...), ...},``."""
+    function = binding.cpp_name
+    if binding.name.dunder:
+        # Binary dunders must return NotImplemented, not raise, on a type mismatch.
+        function = f"TypeError_to_NotImplemented_<{function}>"
+    if binding.takes_no_arguments:
+        flags = "METH_NOARGS" if binding.module.method else "METH_VARARGS | METH_KEYWORDS"
+    else:
+        function = f"castPyCFunctionWithKeywords({function})"
+        flags = "METH_VARARGS | METH_KEYWORDS"
+    if binding.module.static_methods:
+        flags += " | METH_STATIC"
+    return f"{{{cpp_string_literal(str(binding.name))}, {function}, {flags}, nullptr}},"
+
+
+def forward_declaration(binding: OperatorBinding) -> str | None:
+    """Module functions are declared before the table that names them; methods need none."""
+    if binding.module.method:
+        return None
+    params = "PyObject* self_, PyObject* args"
+    if not binding.takes_no_arguments:
+        params += ", PyObject* kwargs"
+    return f"static PyObject * {binding.cpp_name}({params});"

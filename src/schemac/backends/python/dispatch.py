@@ -1,0 +1,301 @@
+"""From parsed Python arguments to one C++ call: the body of one ``case``.
+
+Each parser entry ends in a call of a C++ lambda that releases the GIL and
+calls the ATen overload (Note [Dispatch lambdas]): its parameters follow the
+C++ API signature of the overload (out arguments first, TensorOptions packed
+into ``options``), except that
+
+* a method's ``self`` is always ``const at::Tensor &`` (the Python object
+  already holds the tensor);
+* mutable tensors are taken *by value* (``at::Tensor``) - the arguments are
+  temporaries from ``_r.tensor(i)``, which a non-const reference cannot bind;
+  only the unpacked elements of a multi-tensor ``out`` stay references;
+* the return type drops references for the same reason.
+
+:func:`dispatch_call` computes this once per (signature, overload) as a
+:class:`DispatchCall` view that the binding template prints.  The C++ types
+come from the ATen backend's C++ API view, so both backends agree on them.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.backends.aten.signatures import cpp_signature
+from schemac.backends.aten.signatures.conventions import Conventions
+from schemac.backends.aten.signatures.cpp_api import has_symint
+from schemac.backends.aten.signatures.naming import cpp_name
+from schemac.backends.aten.signatures.type_map import returns_type
+from schemac.backends.python.arguments import PythonArgument
+from schemac.backends.python.errors import UnbindableOverload
+from schemac.backends.python.return_types import structseq_key
+from schemac.backends.python.signatures import PythonSignature
+from schemac.backends.python.unpack import parsed_expression
+from schemac.ir.native import NativeFunction, Variant
+from schemac.ir.schema import Return, SchemaKind
+
+#: C++ result types ``torch::autograd::utils::wrap`` can convert to Python
+#: (torch/csrc/autograd/utils/wrap_outputs.h); anything else would not compile.
+WRAPPABLE_RETURNS = frozenset(
+    {
+        "at::Tensor",
+        "::std::tuple<at::Tensor,at::Tensor>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor,at::Tensor>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor,int64_t>",
+        "::std::tuple<at::Tensor,at::Tensor,double,int64_t>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,int64_t>",
+        "::std::tuple<at::Tensor,at::Tensor,double,at::Tensor,int64_t>",
+        "::std::tuple<double,int64_t>",
+        "::std::tuple<at::Tensor,::std::vector<at::Tensor>>",
+        "::std::vector<at::Tensor>",
+        "::std::tuple<at::Tensor,at::Tensor,at::Tensor,at::Tensor,c10::SymInt,c10::SymInt,"
+        "at::Tensor,at::Tensor,at::Tensor>",
+        "at::Scalar",
+        "bool",
+        "int64_t",
+        "void*",
+        "void",
+        "at::QScheme",
+        "double",
+        "at::IntArrayRef",
+        "at::ScalarType",
+        "at::Stream",
+    }
+)
+
+#: The scattered TensorOptions fields and the parser type each must have.
+OPTIONS_FIELDS: dict[str, str] = {
+    "dtype": "ScalarType?",
+    "device": "Device?",
+    "layout": "Layout?",
+    "pin_memory": "bool?",
+    "requires_grad": "bool?",
+}
+
+
+@attrs.frozen
+class OptionsInit:
+    """``const auto options = TensorOptions().dtype(...)...;`` and the device init."""
+
+    dtype: str
+    device: str
+    layout: str
+    requires_grad: str
+    pin_memory: str
+    #: Methods skip device initialisation for tensors that never dispatch.
+    method: bool
+
+
+@attrs.frozen
+class OutTypeCheck:
+    """``check_out_type_matches(out, dtype, ...)`` for an out= factory."""
+
+    out: str
+    dtype: str
+    dtype_is_none: str
+    layout: str
+    device: str
+    device_is_none: str
+
+
+@attrs.frozen
+class DispatchCall:
+    """Everything the template prints for one overload's C++ call."""
+
+    schema_comment: str
+    #: ``auto name = expr;`` lines that must run before the call.
+    locals: tuple[tuple[str, str], ...]
+    options: OptionsInit | None
+    out_check: OutTypeCheck | None
+    lambda_name: str
+    lambda_params: str
+    lambda_return: str
+    callee: str
+    callee_args: str
+    lambda_args: str
+    #: ``.set_requires_grad(...)`` on the result, or empty.
+    result_suffix: str
+    #: ``NamedTuple, `` when the result is a named tuple, else empty.
+    structseq_prefix: str
+    #: In-place ``_foreach_*`` ops return their (list) first argument.
+    returns_first_argument: bool = False
+
+    @property
+    def gap_before_lambda(self) -> bool:
+        # Layout only: a blank line separates the lambda from multi-line inits.
+        return not self.locals or self.options is not None or self.out_check is not None
+
+    @property
+    def returns_void(self) -> bool:
+        return self.lambda_return == "void"
+
+
+def _lambda_params(sig: PythonSignature, function: NativeFunction) -> list[tuple[str, str]]:
+    schema = sig.deprecated.schema if sig.deprecated is not None else function.func
+    cpp = cpp_signature(
+        schema,
+        method=False,
+        faithful=False,
+        symint=True,
+        cpp_no_default_args=function.cpp_no_default_args,
+        conv=Conventions.of(function),
+    )
+    out_names = {a.name for a in schema.arguments.out}
+    params = []
+    for param in cpp.params:
+        type_text = str(param.type)
+        if sig.method and param.name == "self":
+            type_text = "const at::Tensor &"
+        elif (len(out_names) <= 1 or param.name not in out_names) and type_text == "at::Tensor &":
+            type_text = "at::Tensor"
+        params.append((type_text, param.name))
+    return params
+
+
+def _lambda_return(function: NativeFunction) -> str:
+    plain = tuple(Return(r.name, r.type) for r in function.func.returns)
+    text = str(returns_type(plain, Conventions.of(function)))
+    if text not in WRAPPABLE_RETURNS:
+        raise UnbindableOverload(f"{function.func.name} returns {text}, which Python cannot wrap")
+    return text
+
+
+def _callee(function: NativeFunction) -> str:
+    name = cpp_name(function.func, symint=has_symint(function.func))
+    if Variant.method in function.variants:
+        return f"self.{name}"
+    if Variant.function not in function.variants:
+        raise UnbindableOverload(f"{function.func.name} is neither a function nor a method")
+    takes_options = function.func.arguments.tensor_options is not None
+    # torch:: wraps the ATen factories so that requires_grad is honoured.
+    namespace = "torch" if takes_options or function.func.name.name.base.endswith("_like") else "at"
+    return f"{namespace}::{name}"
+
+
+def _callee_args(sig: PythonSignature, function: NativeFunction) -> tuple[str, ...]:
+    if sig.deprecated is not None:
+        names = tuple(n for n in sig.deprecated.call_args if n != "out" or function.func.is_out_fn)
+    else:
+        plain = cpp_signature(
+            function.func,
+            method=False,
+            faithful=False,
+            symint=False,
+            cpp_no_default_args=function.cpp_no_default_args,
+            conv=Conventions.of(function),
+        )
+        names = plain.param_names
+    if Variant.method in function.variants:
+        names = tuple(n for n in names if n != "self")
+    return names
+
+
+def _check_options_fields(sig: PythonSignature, function: NativeFunction) -> None:
+    present = {a.name: str(a.type) for a in sig.tensor_options}
+    for name, type_text in present.items():
+        if OPTIONS_FIELDS.get(name) != type_text:
+            raise UnbindableOverload(
+                f"{function.func}: bad TensorOptions field {name}: {type_text}"
+            )
+    if set(present) != set(OPTIONS_FIELDS):
+        raise UnbindableOverload(
+            f"{function.func}: incomplete TensorOptions fields {sorted(present)}"
+        )
+
+
+def dispatch_call(
+    sig: PythonSignature, function: NativeFunction, structseq_names: dict[str, str]
+) -> DispatchCall:
+    parsed: dict[str, str] = {}
+    arg_by_name: dict[str, PythonArgument] = {}
+    for index, arg in enumerate(sig.arguments()):
+        parsed[arg.name] = parsed_expression(index, arg)
+        arg_by_name[arg.name] = arg
+    index_of = {a.name: i for i, a in enumerate(sig.arguments())}
+    takes_options = function.func.arguments.tensor_options is not None
+    is_out = function.func.is_out_fn
+
+    locals_: list[tuple[str, str]] = []
+    bound: dict[str, str] = {}
+    for arg in sig.arguments(skip_tensor_options=True):
+        if takes_options and arg.name == "self":
+            locals_.append(("self", parsed[arg.name]))
+            bound["self"] = "self"
+        elif len(arg.outputs) > 1 and is_out:
+            locals_.append(("out", parsed[arg.name]))
+            for position, output in enumerate(arg.outputs):
+                bound[output.name] = f"out[{position}]"
+        else:
+            bound[arg.name] = parsed[arg.name]
+    if sig.method:
+        bound["self"] = "self"
+
+    options = None
+    out_check = None
+    option_names = {a.name for a in sig.tensor_options}
+    if takes_options:
+        if is_out:
+            raise UnbindableOverload(f"{function.func}: TensorOptions with out arguments")
+        _check_options_fields(sig, function)
+        options = OptionsInit(
+            parsed["dtype"],
+            parsed["device"],
+            parsed["layout"],
+            parsed["requires_grad"],
+            parsed["pin_memory"],
+            sig.method,
+        )
+        bound["options"] = "options"
+    elif option_names:
+        if "dtype" in option_names:
+            if not is_out or not {"layout", "device"} <= option_names:
+                raise UnbindableOverload(f"{function.func}: dtype without out= to check it against")
+            out_check = OutTypeCheck(
+                parsed["out"],
+                parsed["dtype"],
+                f"_r.isNone({index_of['dtype']})",
+                parsed["layout"],
+                parsed["device"],
+                f"_r.isNone({index_of['device']})",
+            )
+        if "requires_grad" not in option_names:
+            raise UnbindableOverload(f"{function.func}: TensorOptions without requires_grad")
+
+    params = _lambda_params(sig, function)
+    missing = [name for _, name in params if name not in bound]
+    if missing:
+        raise UnbindableOverload(f"{function.func}: nothing binds {', '.join(missing)}")
+
+    set_requires_grad = bool(sig.tensor_options) and (
+        not takes_options or (sig.method and "requires_grad" in parsed)
+    )
+    name = cpp_name(function.func)
+    typename = structseq_names.get(structseq_key(function))
+    if sig.deprecated is not None:
+        comment = f"// [deprecated] aten::{sig.deprecated.schema}"
+    else:
+        comment = f"// aten::{function.func}"
+    returns = _lambda_return(function)
+    returns_first = (
+        returns == "void"
+        and str(function.func.name).startswith("_foreach_")
+        and function.func.kind() is SchemaKind.inplace
+    )
+    return DispatchCall(
+        schema_comment=comment,
+        locals=tuple(locals_),
+        options=options,
+        out_check=out_check,
+        lambda_name=f"dispatch_{name}",
+        lambda_params=", ".join(f"{t} {n}" for t, n in params),
+        lambda_return=returns,
+        callee=_callee(function),
+        callee_args=", ".join(_callee_args(sig, function)),
+        lambda_args=", ".join(bound[n] for _, n in params),
+        result_suffix=f".set_requires_grad({parsed['requires_grad']})" if set_requires_grad else "",
+        structseq_prefix=f"{typename}, " if typename is not None else "",
+        returns_first_argument=returns_first,
+    )

@@ -1,0 +1,132 @@
+"""The ``python`` target's files: one binding file per Python module, plus return types.
+
+Each file is a skeleton template filled with rendered bindings
+(binding.mako per operator), the method-table entries and, for module
+functions, forward declarations.  ``torch.*`` functions are split into shards
+with the output layer's stable sharding; which shard an operator lands in does
+not matter to PyTorch, which gathers all of them into one table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import attrs
+
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.python.bindings import binding_view, forward_declaration, method_table_entry
+from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
+from schemac.backends.python.return_types import StructSeq, structseqs
+from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
+from schemac.backends.templating import Templates, module_sources
+from schemac.ir.module import Module
+from schemac.ir.names import BaseOperatorName
+from schemac.ir.native import NativeFunction
+
+OUTPUT_DIR = "python"
+TEMPLATES_PACKAGE = "schemac.backends.python"
+
+
+@attrs.frozen
+class BindingFileView:
+    """What a binding-file skeleton is filled with."""
+
+    operator_headers: tuple[str, ...]
+    bindings: tuple[str, ...]
+    table_entries: tuple[str, ...]
+    forward_declarations: tuple[str, ...] = ()
+    shard_id: str = ""
+    qualified_name: str = ""
+    short_name: str = ""
+    module_object: str = ""
+    table_name: str = ""
+    init_function: str = ""
+    attribute: str = ""
+
+
+@attrs.frozen
+class ReturnTypesView:
+    types: tuple[StructSeq, ...]
+
+    def fields_initializer(self, seq: StructSeq) -> str:
+        return ", ".join(f'{{"{name}", ""}}' for name in seq.fields)
+
+
+def _file_view(
+    templates: Templates, bindings: Sequence[OperatorBinding], **extra: str
+) -> BindingFileView:
+    rendered = tuple(templates.render("binding.mako", binding_view(b)) for b in bindings)
+    forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
+    return BindingFileView(
+        operator_headers=tuple(b.name.base for b in bindings),
+        bindings=rendered,
+        table_entries=tuple(method_table_entry(b) for b in bindings),
+        forward_declarations=forwards,
+        **extra,
+    )
+
+
+def _path(name: str) -> str:
+    return f"{OUTPUT_DIR}/{name}"
+
+
+def binding_files(
+    module: Module, all_bindings: PythonBindings, templates: Templates
+) -> Iterator[GeneratedFile]:
+    sources = module_sources(module, derivatives=True)
+
+    def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
+        return GeneratedFile(_path(path), templates.render(template, view, sources=sources))
+
+    yield render(
+        "python_variable_methods.cpp.mako",
+        _file_view(templates, all_bindings.for_module(VARIABLE_METHODS)),
+        VARIABLE_METHODS.filename,
+    )
+
+    torch = all_bindings.for_module(TORCH_FUNCTIONS)
+    layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
+    shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
+    for index, shard in enumerate(shards):
+        view = _file_view(templates, shard, shard_id=f"_{index}")
+        yield render("python_torch_functions.cpp.mako", view, layout.shard_path(index))
+
+    for target in SUBMODULES:
+        view = _file_view(
+            templates,
+            all_bindings.for_module(target),
+            qualified_name=target.qualified_name,
+            short_name=target.python_module or "",
+            module_object=target.module_object,
+            table_name=target.table_name,
+            init_function=target.init_function,
+            attribute=target.attribute,
+        )
+        yield render("python_submodule_functions.cpp.mako", view, target.filename)
+
+
+def return_type_files(
+    module: Module, all_bindings: PythonBindings, templates: Templates
+) -> Iterator[GeneratedFile]:
+    # Every function-side overload counts, whatever file binds it (PyTorch's
+    # torch.return_types lists them all, methods have function twins).
+    by_name: dict[BaseOperatorName, list[NativeFunction]] = {}
+    for pair in all_bindings.function_pairs:
+        by_name.setdefault(pair.function.func.name.name, []).append(pair.function)
+    types: list[StructSeq] = []
+    for _, functions in sorted(by_name.items(), key=lambda item: str(item[0])):
+        types.extend(seq for _, seq in structseqs(functions))
+    view = ReturnTypesView(tuple(types))
+    sources = module_sources(module)
+    for name in ("python_return_types.h", "python_return_types.cpp"):
+        yield GeneratedFile(_path(name), templates.render(f"{name}.mako", view, sources=sources))
+
+
+def emit_python(module: Module) -> list[GeneratedFile]:
+    templates = Templates(TEMPLATES_PACKAGE)
+    bindings = python_bindings(module)
+    return [
+        *binding_files(module, bindings, templates),
+        *return_type_files(module, bindings, templates),
+    ]
