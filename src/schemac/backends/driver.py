@@ -3,15 +3,18 @@
 The one place that calls ``emit``: per target, every backend answering it, in
 registry order.  It stamps each file with its target (the manifest needs it)
 and adds it to one :class:`~schemac.backends.output.OutputSet`, which rejects
-bad and duplicate paths.  Nothing here touches the disk.
+bad and duplicate paths.  :func:`compile_to_directory` then hands the set to
+:func:`~schemac.backends.output.commit`, the only code that writes outputs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import attrs
 
+from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, backends_for
 from schemac.ir.module import Module
@@ -32,3 +35,32 @@ def emit_targets(module: Module, targets: Sequence[str]) -> tuple[GeneratedFile,
             for file in backend.emit(module, options):
                 output.add(attrs.evolve(file, target=target))
     return output.files()
+
+
+@attrs.frozen
+class CompileResult:
+    files: tuple[GeneratedFile, ...]
+    report: CommitReport
+
+
+def compile_to_directory(
+    module: Module,
+    targets: Sequence[str],
+    out_dir: Path,
+    *,
+    dry_run: bool = False,
+    depfile: Path | None = None,
+) -> CompileResult:
+    """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
+
+    Everything is emitted (and every error raised) before ``out_dir`` is
+    touched.  The depfile lists every output against every input YAML file;
+    a dry run writes neither outputs nor depfile.
+    """
+    files = emit_targets(module, targets)
+    report = commit(files, out_dir, targets=targets, dry_run=dry_run)
+    if depfile is not None and not dry_run:
+        inputs = [s for s in attrs.astuple(module.sources) if s]
+        outputs = [str(out_dir / f.path) for f in files]
+        write_if_changed(depfile, depfile_text(outputs, inputs))
+    return CompileResult(files, report)
