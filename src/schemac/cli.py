@@ -143,11 +143,67 @@ def _dump_ir(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- compile ---------------------------------------------------------------------
+def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    from schemac.backends.registry import ALL, TARGET_NAMES
+
+    parser = subparsers.add_parser(
+        "compile",
+        help="generate C++ (and Python-binding C++) from the YAML files",
+        description="Load the YAML files, run the pass pipeline and the backends of the "
+        "selected targets, and write their files to OUT: only files whose bytes changed "
+        "are written, files an earlier run generated for these targets and this run did "
+        "not are removed, and nothing in OUT changes unless the whole compile succeeds.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument(
+        "-t",
+        "--targets",
+        required=True,
+        metavar="TARGETS",
+        help=f"comma-separated targets: {ALL} or any of {', '.join(TARGET_NAMES)}",
+    )
+    parser.add_argument("-o", "--out", required=True, type=Path, help="output directory")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="report what would change; write nothing"
+    )
+    parser.add_argument(
+        "--depfile", type=Path, metavar="FILE", help="write a make-style depfile: outputs: inputs"
+    )
+    parser.set_defaults(handler=_compile, parser=parser)
+
+
+def _compile(args: argparse.Namespace) -> int:
+    from schemac.backends.driver import compile_to_directory
+    from schemac.backends.registry import UnknownTargetError, parse_targets
+    from schemac.passes.manager import run_pipeline
+
+    try:
+        targets = parse_targets(args.targets)
+    except UnknownTargetError as error:
+        args.parser.error(str(error))
+    module = run_pipeline(load_inputs(args)).module
+    try:
+        result = compile_to_directory(
+            module, targets, args.out, dry_run=args.dry_run, depfile=args.depfile
+        )
+    except OSError as error:
+        sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
+        return 1
+    report = result.report
+    for line in report.lines():
+        if args.dry_run or line.startswith("remove "):
+            print(line)
+    print(report.summary())
+    return 0
+
+
 #: Every subcommand's registration function, in the order ``--help`` lists them.
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
     _register_check,
     _register_dump_ir,
     register_passes_command,
+    _register_compile,
 )
 
 
