@@ -17,12 +17,14 @@ from typing import TYPE_CHECKING
 
 import attrs
 
+from schemac.ir.autograd import AutogradTable
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.groups import Grouped, VariantGroup, ViewGroup, ViewGrouped
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
+from schemac.ir.selection import SelectionResult
 from schemac.ir.tags import TagDefinition
 
 
@@ -57,6 +59,10 @@ class Module:
     grouped_functions: tuple[Grouped, ...] = ()
     #: Every function once, view families grouped, in the reference's order.
     grouped_views: tuple[ViewGrouped, ...] = ()
+    #: Derivative information per function; filled by ``match-derivatives``.
+    autograd: AutogradTable = AutogradTable()
+    #: The operator selection applied by ``selective-build``, if any.
+    selection: SelectionResult | None = None
     # The name index is a plain attribute, not a field (hence no slots): the
     # generic IR printer walks the fields and must not print it.
     if TYPE_CHECKING:

@@ -19,6 +19,7 @@ _PASSES: tuple[tuple[str, str], ...] = (
     ("group-variants", "schemac.passes.group_variants:GroupVariants"),
     ("group-views", "schemac.passes.group_views:GroupViews"),
     ("check-structured", "schemac.passes.structured:CheckStructured"),
+    ("match-derivatives", "schemac.passes.derivatives:MatchDerivatives"),
 )
 
 
