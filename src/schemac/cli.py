@@ -21,6 +21,7 @@ from pathlib import Path
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
+    pipeline_usage_error,
     register_passes_command,
     run_requested_passes,
 )
@@ -127,6 +128,10 @@ def _register_dump_ir(subparsers: argparse._SubParsersAction) -> None:  # type: 
 
 
 def _dump_ir(args: argparse.Namespace) -> int:
+    problem = pipeline_usage_error(args)
+    if problem is not None:
+        sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
+        return 2
     module = run_requested_passes(args, load_inputs(args))
     if args.after != AFTER_LOAD:
         if args.op:

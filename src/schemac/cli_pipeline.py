@@ -33,16 +33,22 @@ def add_pipeline_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def pipeline_usage_error(args: argparse.Namespace) -> str | None:
+    """What is wrong with the pipeline options, if anything (a usage error: exit 2)."""
+    if args.after is None or args.after == AFTER_LOAD:
+        return None
+    try:
+        PassManager.default().check_pass_name(args.after)
+    except PipelineError as error:
+        return str(error)
+    return None
+
+
 def run_requested_passes(args: argparse.Namespace, module: Module) -> Module:
-    """Run the pipeline as the options ask; a bad ``--after`` is a usage error (exit 2)."""
+    """Run the pipeline as the options ask (check :func:`pipeline_usage_error` first)."""
     if args.after == AFTER_LOAD:
         return module
     manager = PassManager.default()
-    try:
-        if args.after is not None:
-            manager.check_pass_name(args.after)
-    except PipelineError as error:
-        args.parser.error(str(error))
     result = manager.run(PassContext(verify=args.verify), module, stop_after=args.after)
     if args.time_passes:
         sys.stderr.write(result.format_timings() + "\n")

@@ -156,7 +156,7 @@ def _check_families(module: Module, sink: DiagnosticSink) -> None:
     for f in module.functions:
         if f.name in grouped:
             continue
-        if f.structured:
+        if f.structured and f.func.kind() is SchemaKind.out:
             sink.error(
                 f.span_of("structured"),
                 f"structured out= operator '{f.name}' has no functional variant",
