@@ -2,8 +2,22 @@
 // ${banner}
 // Tensor methods bound from native_functions.yaml (torch.Tensor.<name>).
 <%include file="_prelude.mako"/>
+#include <ATen/core/TorchDispatchUtils.h>
 
 namespace torch::autograd {
+
+// Python's binary operators must return NotImplemented rather than raise
+// TypeError, so that the interpreter goes on to try the other operand's
+// reflected operator.  The table wraps dunder bindings in this adapter.
+template <PyObject* (*Binding)(PyObject*, PyObject*, PyObject*)>
+static PyObject* TypeError_to_NotImplemented_(PyObject* self, PyObject* args, PyObject* kwargs) {
+  PyObject* result = Binding(self, args, kwargs);
+  if (result == nullptr && PyErr_ExceptionMatches(PyExc_TypeError)) {
+    PyErr_Clear();
+    result = Py_NewRef(Py_NotImplemented);
+  }
+  return result;
+}
 
 % for text in view.bindings:
 ${text}\
