@@ -186,7 +186,9 @@ def _compile(args: argparse.Namespace) -> int:
     try:
         targets = parse_targets(args.targets)
     except UnknownTargetError as error:
-        args.parser.error(str(error))
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
+        return 2
     module = run_pipeline(load_inputs(args)).module
     try:
         result = compile_to_directory(
