@@ -137,9 +137,7 @@ def _yaml_names(root: SequenceNode, file: str, sink: DiagnosticSink) -> list[tup
 def _from_names(names: list[tuple[str, Span]], file: str) -> OperatorSelection:
     seen: dict[str, SelectedOperator] = {}
     for name, span in names:
-        seen.setdefault(
-            name, SelectedOperator(name, is_used_for_training=False, span=span)
-        )
+        seen.setdefault(name, SelectedOperator(name, is_used_for_training=False, span=span))
     return OperatorSelection(
         include_all_non_op_selectives=True, operators=tuple(seen.values()), source=file
     )

@@ -20,6 +20,7 @@ _PASSES: tuple[tuple[str, str], ...] = (
     ("group-views", "schemac.passes.group_views:GroupViews"),
     ("check-structured", "schemac.passes.structured:CheckStructured"),
     ("match-derivatives", "schemac.passes.derivatives:MatchDerivatives"),
+    ("selective-build", "schemac.passes.selective_build:SelectiveBuild"),
 )
 
 
