@@ -18,6 +18,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import attrs
+
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -175,13 +177,22 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
     parser.add_argument(
         "--depfile", type=Path, metavar="FILE", help="write a make-style depfile: outputs: inputs"
     )
+    parser.add_argument(
+        "--select",
+        type=Path,
+        metavar="SEL",
+        help="selective build: a selected_operators.yaml (or a list of operator names); "
+        "only the selected operators and what they need are compiled",
+    )
     parser.set_defaults(handler=_compile, parser=parser)
 
 
 def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
-    from schemac.passes.manager import run_pipeline
+    from schemac.frontend.selection import load_selection
+    from schemac.passes.base import PassContext
+    from schemac.passes.manager import PassManager
 
     try:
         targets = parse_targets(args.targets)
@@ -189,10 +200,22 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
         return 2
-    module = run_pipeline(load_inputs(args)).module
+    passes = PassManager.default().passes
+    if args.select is not None:
+        selection = load_selection(args.select)
+        passes = tuple(
+            attrs.evolve(p, selection=selection) if p.name == "selective-build" else p
+            for p in passes
+        )
+    module = PassManager(passes).run(PassContext(), load_inputs(args)).module
     try:
         result = compile_to_directory(
-            module, targets, args.out, dry_run=args.dry_run, depfile=args.depfile
+            module,
+            targets,
+            args.out,
+            dry_run=args.dry_run,
+            depfile=args.depfile,
+            extra_inputs=() if args.select is None else (str(args.select),),
         )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")

@@ -142,3 +142,17 @@ def test_toy_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
 @pytest.mark.torch
 def test_torch_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     _assert_same_bytes_for_different_hash_seeds(tmp_path, ["--torch", "-t", "all"])
+
+
+def test_select_compiles_only_the_selected_operators(tmp_path: Path) -> None:
+    selection = tmp_path / "selected_operators.yaml"
+    selection.write_text(
+        "operators:\n  toyops::blend.Tensor:\n    include_all_overloads: false\n"
+        "    is_root_operator: true\n    is_used_for_training: true\n"
+    )
+    out, deps = tmp_path / "out", tmp_path / "deps.d"
+    assert _compile(out, "--select", str(selection), "--depfile", str(deps)) == 0
+    text = (out / "ATen/RegisterSchema.cpp").read_text()
+    assert 'm.def("blend.Tensor(' in text
+    assert "blend.Scalar" not in text and "scale" not in text
+    assert str(selection) in deps.read_text()

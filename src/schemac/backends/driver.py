@@ -50,17 +50,19 @@ def compile_to_directory(
     *,
     dry_run: bool = False,
     depfile: Path | None = None,
+    extra_inputs: Sequence[str] = (),
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
     Everything is emitted (and every error raised) before ``out_dir`` is
-    touched.  The depfile lists every output against every input YAML file;
-    a dry run writes neither outputs nor depfile.
+    touched.  The depfile lists every output against every input YAML file
+    (plus ``extra_inputs``, such as a selection file); a dry run writes
+    neither outputs nor depfile.
     """
     files = emit_targets(module, targets)
     report = commit(files, out_dir, targets=targets, dry_run=dry_run)
     if depfile is not None and not dry_run:
-        inputs = [s for s in attrs.astuple(module.sources) if s]
+        inputs = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
         outputs = [str(out_dir / f.path) for f in files]
         write_if_changed(depfile, depfile_text(outputs, inputs))
     return CompileResult(files, report)
