@@ -122,7 +122,7 @@ def _assert_same_bytes_for_different_hash_seeds(tmp_path: Path, args: list[str])
     outs = [tmp_path / "seed0", tmp_path / "seed1"]
     runs = [
         _compile_in_subprocess([*args, "-o", str(out)], seed)
-        for out, seed in zip(outs, ("0", "4242"))
+        for out, seed in zip(outs, ("0", "4242"), strict=True)
     ]
     for run in runs:
         _, err = run.communicate(timeout=600)
