@@ -332,3 +332,15 @@ def test_formula_for_a_missing_argument_is_a_load_error(tmp_path: Path) -> None:
     (diag,) = info.value.diagnostics
     assert _where(diag) == ("derivatives.yaml", 2, 3)
     assert "other" in diag.message
+
+
+def test_json_dump_lists_backward_nodes(tmp_path: Path) -> None:
+    from schemac.ir.resolved_printer import resolved_to_data
+
+    module = _run(tmp_path, "- name: neg(Tensor self) -> Tensor\n  self: grad.neg()\n")
+    data = resolved_to_data(module)
+    assert data["derivatives"] == [
+        {"function": "neg", "nodes": {"Default": "NegBackward0"}, "exact_match": True},
+        {"function": "neg_", "nodes": {"Default": "NegBackward0"}, "exact_match": False},
+    ]
+    assert data["selection"] == []

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from schemac.ir.autograd_printer import derivatives_section, selection_section
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
@@ -84,6 +85,8 @@ SECTIONS: tuple[tuple[str, Callable[[Module], list[JsonObject]]], ...] = (
     ("functions", _functions),
     ("groups", _groups),
     ("view_groups", _view_groups),
+    ("derivatives", derivatives_section),
+    ("selection", selection_section),
 )
 
 
