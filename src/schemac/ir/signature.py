@@ -46,13 +46,22 @@ def signature_arguments(args: Arguments, *, strip_default: bool = False) -> Argu
     )
 
 
-def signature(
+#: The parts of a normalised signature; equal parts <=> equal signatures.
+SignatureKey = tuple[OperatorName, Arguments, tuple[Return, ...]]
+
+
+def signature_key(
     schema: FunctionSchema,
     *,
     strip_default: bool = False,
     strip_view_copy_name: bool = False,
     keep_return_names: bool = False,
-) -> FunctionSchema:
+) -> SignatureKey:
+    """The parts of :func:`signature` without building (and validating) a schema.
+
+    Grouping only needs to compare signatures; building a FunctionSchema
+    re-checks every schema rule, which a normalised signature cannot break.
+    """
     args = schema.arguments
     returned = [r.annotation for r in schema.returns]
     self_arg = args.self_arg
@@ -81,8 +90,29 @@ def signature(
             ),
         )
     name = OperatorName(BaseOperatorName(base, dunder=schema.name.name.dunder))
-    return FunctionSchema(name, sig_args, returns + extra_returns)
+    return name, sig_args, returns + extra_returns
+
+
+def signature(
+    schema: FunctionSchema,
+    *,
+    strip_default: bool = False,
+    strip_view_copy_name: bool = False,
+    keep_return_names: bool = False,
+) -> FunctionSchema:
+    return FunctionSchema(
+        *signature_key(
+            schema,
+            strip_default=strip_default,
+            strip_view_copy_name=strip_view_copy_name,
+            keep_return_names=keep_return_names,
+        )
+    )
 
 
 def view_signature(schema: FunctionSchema) -> FunctionSchema:
     return signature(schema, strip_view_copy_name=True)
+
+
+def view_signature_key(schema: FunctionSchema) -> SignatureKey:
+    return signature_key(schema, strip_view_copy_name=True)

@@ -14,17 +14,17 @@ from collections.abc import Iterable
 
 from schemac.diagnostics import DiagnosticSink
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import FunctionSchema, SchemaKind
-from schemac.ir.signature import signature
+from schemac.ir.schema import SchemaKind
+from schemac.ir.signature import SignatureKey, signature_key
 
 #: signature -> kind -> function; dicts keep the order functions were first seen.
-Families = dict[FunctionSchema, dict[SchemaKind, NativeFunction]]
+Families = dict[SignatureKey, dict[SchemaKind, NativeFunction]]
 
 
 def bucket_by_signature(functions: Iterable[NativeFunction], sink: DiagnosticSink) -> Families:
     families: Families = {}
     for f in functions:
-        members = families.setdefault(signature(f.func), {})
+        members = families.setdefault(signature_key(f.func), {})
         kind = f.func.kind()
         other = members.get(kind)
         if other is not None:

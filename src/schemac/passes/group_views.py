@@ -25,8 +25,8 @@ from schemac.ir.groups import ViewGroup, ViewGrouped
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName, OperatorName
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import FunctionSchema, SchemaKind
-from schemac.ir.signature import signature, view_signature
+from schemac.ir.schema import SchemaKind
+from schemac.ir.signature import SignatureKey, signature, view_signature_key
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.function_checks import first_span
 from schemac.passes.generate import is_view_op
@@ -46,10 +46,10 @@ class GroupViews(Pass):
 
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
-        buckets: dict[FunctionSchema, dict[ViewKind | SchemaKind, NativeFunction]] = {}
+        buckets: dict[SignatureKey, dict[ViewKind | SchemaKind, NativeFunction]] = {}
         for f in module.functions:
             kind = _view_kind(f, sink)
-            bucket = buckets.setdefault(view_signature(f.func), {})
+            bucket = buckets.setdefault(view_signature_key(f.func), {})
             if kind in bucket:
                 sink.error(
                     f.span_of("func"),
