@@ -27,6 +27,7 @@ from schemac.cli_pipeline import (
     register_passes_command,
     run_requested_passes,
 )
+from schemac.cli_selection import add_select_argument
 from schemac.diagnostics import SchemacError, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
@@ -126,6 +127,7 @@ def _register_dump_ir(subparsers: argparse._SubParsersAction) -> None:  # type: 
     parser.add_argument(
         "--spans", action="store_true", help="also print the file:line:col of every IR node"
     )
+    add_select_argument(parser)
     parser.set_defaults(handler=_dump_ir, parser=parser)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from schemac.cli_selection import with_selection
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager, PipelineError
@@ -48,7 +49,7 @@ def run_requested_passes(args: argparse.Namespace, module: Module) -> Module:
     """Run the pipeline as the options ask (check :func:`pipeline_usage_error` first)."""
     if args.after == AFTER_LOAD:
         return module
-    manager = PassManager.default()
+    manager = with_selection(PassManager.default(), getattr(args, "select", None))
     result = manager.run(PassContext(verify=args.verify), module, stop_after=args.after)
     if args.time_passes:
         sys.stderr.write(result.format_timings() + "\n")

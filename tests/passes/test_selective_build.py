@@ -327,3 +327,43 @@ def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         load_selection(tmp_path / "nope.yaml")
     assert "cannot read selection file" in info.value.diagnostics[0].message
+
+
+# -- CLI ----------------------------------------------------------------------
+
+NATIVE = """\
+- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  structured_delegate: add.out
+- func: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+  structured_delegate: add.out
+- func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CPU: add_out
+- func: neg(Tensor self) -> Tensor
+  dispatch:
+    CPU: neg
+"""
+
+
+def test_dump_ir_select(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from schemac.cli import main
+
+    (tmp_path / "native_functions.yaml").write_text(NATIVE, encoding="utf-8")
+    (tmp_path / "ops.txt").write_text("aten::add_.Tensor\n", encoding="utf-8")
+    native = str(tmp_path / "native_functions.yaml")
+    code = main(["dump-ir", native, "--format", "json", "--select", str(tmp_path / "ops.txt")])
+    assert code == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [f["name"] for f in data["functions"]] == ["add.Tensor", "add_.Tensor", "add.out"]
+    assert data["selection"] == [
+        {"function": "add_.Tensor", "role": "selected"},
+        {"function": "add.Tensor", "role": "dependency"},
+        {"function": "add.out", "role": "dependency"},
+    ]
+    (tmp_path / "bad.txt").write_text("aten::add_.Tensor\nneg\n", encoding="utf-8")
+    code = main(["dump-ir", native, "--select", str(tmp_path / "bad.txt")])
+    assert code == 1
+    assert "bad.txt:2:1: error: malformed operator name 'neg'" in capsys.readouterr().err
