@@ -63,7 +63,8 @@ def _run_torchgen(destination: Path) -> None:
         "-s", str(packaged), "-d", str(staging),
         "--per-operator-headers", "--mps", "--xpu",
     ]  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True)
+    # torchgen also writes AOTInductor shims relative to its working directory.
+    subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
     staging.rename(destination)
 
 
