@@ -36,6 +36,7 @@ from schemac.backends.aten.registrations.wrappers import (
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.templating import Templates
 from schemac.ir.module import Module
+from schemac.ir.names import OperatorName
 
 TEMPLATE = "RegisterDispatchKey.cpp.mako"
 PACKAGE = "schemac.backends.aten.registrations"
@@ -77,10 +78,12 @@ def _definition(wrapper: Wrapper, traits: KeyTraits) -> str:
 
 
 def _registrations(
-    wrappers: list[Wrapper], traits: KeyTraits
+    wrappers: list[Wrapper], traits: KeyTraits, registered: frozenset[OperatorName] | None
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     by_namespace: dict[str, list[str]] = {}
     for wrapper in wrappers:
+        if registered is not None and wrapper.name not in registered:
+            continue
         by_namespace.setdefault(wrapper.function.namespace, []).append(
             registration(wrapper, traits)
         )
@@ -88,8 +91,12 @@ def _registrations(
 
 
 def file_view(
-    items: tuple[PlannedItem, ...], traits: KeyTraits, shard_note: str = ""
+    items: tuple[PlannedItem, ...],
+    traits: KeyTraits,
+    shard_note: str = "",
+    registered: frozenset[OperatorName] | None = None,
 ) -> RegisterFileView:
+    """``registered``: register only these operators (selective build); None: all."""
     wrappers = [w for item in items for w in item.wrappers]
     return RegisterFileView(
         key=traits.key,
@@ -98,7 +105,7 @@ def file_view(
         headers=_headers(items, traits),
         helpers=helper_functions(traits),
         definitions=tuple(_definition(w, traits) for w in wrappers),
-        registrations=_registrations(wrappers, traits),
+        registrations=_registrations(wrappers, traits, registered),
         direct_calls=tuple(text for w in wrappers for text in direct_call_functions(w, traits)),
     )
 
@@ -108,11 +115,18 @@ def register_key_files(module: Module, key: str, templates: Templates) -> Iterat
     traits = key_traits(key)
     items = plan_key(module, traits)
     sources = (module.sources.native_functions,)
+    # Under selective build, operators kept only as dependencies of selected
+    # ones keep their wrappers (direct calls use them) but are not registered.
+    registered = None if module.selection is None else frozenset(module.selection.selected)
     files = ShardedFile(f"ATen/Register{key}.cpp", NUM_SHARDS.get(key, 1))
     shards = sharded(items, lambda item: item.root_name, files.num_shards)
     for index, shard in enumerate(shards):
         note = f", shard {index + 1} of {files.num_shards}"
-        text = templates.render(TEMPLATE, file_view(shard, traits, note), sources=sources)
+        text = templates.render(
+            TEMPLATE, file_view(shard, traits, note, registered), sources=sources
+        )
         yield GeneratedFile(files.shard_path(index), text)
-    everything = templates.render(TEMPLATE, file_view(items, traits), sources=sources)
+    everything = templates.render(
+        TEMPLATE, file_view(items, traits, registered=registered), sources=sources
+    )
     yield GeneratedFile(files.everything_path, everything)
