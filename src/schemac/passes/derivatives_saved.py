@@ -27,7 +27,8 @@ def ident_pattern(name: str) -> str:
 
 
 def uses_ident(formula: str, name: str) -> bool:
-    return re.search(ident_pattern(name), formula) is not None
+    # The substring test spares compiling a pattern for most (formula, name) pairs.
+    return name in formula and re.search(ident_pattern(name), formula) is not None
 
 
 @attrs.frozen
@@ -35,6 +36,8 @@ class _Rule:
     """``pattern`` (with ``{}`` for the variable) -> a saved property."""
 
     pattern: str
+    #: Text every match contains; rules whose anchor is absent are skipped unmatched.
+    anchor: str
     prop: SavedProperty
     #: The save-time expression from the variable name; None: the matched text.
     expr: Callable[[str], str] | None = None
@@ -50,31 +53,39 @@ def _opt_sizes(name: str) -> str:
 
 
 _RULES: tuple[_Rule, ...] = (
-    _Rule(r"{}\.sym_sizes\(\)", SavedProperty.sym_sizes),
-    _Rule(r"{}->sym_sizes\(\)", SavedProperty.sym_sizes_opt, _opt_sizes),
+    _Rule(r"{}\.sym_sizes\(\)", ".sym_sizes()", SavedProperty.sym_sizes),
+    _Rule(r"{}->sym_sizes\(\)", "->sym_sizes()", SavedProperty.sym_sizes_opt, _opt_sizes),
     _Rule(
         r"{}\.sym_blocksize\(\)",
+        ".sym_blocksize()",
         SavedProperty.sym_blocksize_opt,
         lambda n: f"at::sparse_csr::getSymIntBlockSize({n})",
     ),
-    _Rule(r"{}\.options\(\)", SavedProperty.options),
-    _Rule(r"zeros_like\({}\)", SavedProperty.info, lambda n: n, lambda n: f"{n}_info.zeros()"),
-    _Rule(r"{}\.sym_size\((-?\w+)\)", SavedProperty.sym_argsize),
-    _Rule(r"{}\.numel\(\)", SavedProperty.numel),
-    _Rule(r"{}\.sym_numel\(\)", SavedProperty.sym_numel),
-    _Rule(r"to_args_sizes\({}\)", SavedProperty.args_sizes),
-    _Rule(r"to_args_sizes_symint\({}\)", SavedProperty.args_sizes_symint),
-    _Rule(r"to_args_scalartypes\({}\)", SavedProperty.args_scalartypes),
-    _Rule(r"TensorGeometry\({}\)", SavedProperty.geometry),
-    _Rule(r"{}\.scalar_type\(\)", SavedProperty.scalar_type),
-    _Rule(r"{}\.dim\(\)", SavedProperty.dim),
+    _Rule(r"{}\.options\(\)", ".options()", SavedProperty.options),
+    _Rule(
+        r"zeros_like\({}\)",
+        "zeros_like(",
+        SavedProperty.info,
+        lambda n: n,
+        lambda n: f"{n}_info.zeros()",
+    ),
+    _Rule(r"{}\.sym_size\((-?\w+)\)", ".sym_size(", SavedProperty.sym_argsize),
+    _Rule(r"{}\.numel\(\)", ".numel()", SavedProperty.numel),
+    _Rule(r"{}\.sym_numel\(\)", ".sym_numel()", SavedProperty.sym_numel),
+    _Rule(r"to_args_sizes\({}\)", "to_args_sizes(", SavedProperty.args_sizes),
+    _Rule(r"to_args_sizes_symint\({}\)", "to_args_sizes_symint(", SavedProperty.args_sizes_symint),
+    _Rule(r"to_args_scalartypes\({}\)", "to_args_scalartypes(", SavedProperty.args_scalartypes),
+    _Rule(r"TensorGeometry\({}\)", "TensorGeometry(", SavedProperty.geometry),
+    _Rule(r"{}\.scalar_type\(\)", ".scalar_type()", SavedProperty.scalar_type),
+    _Rule(r"{}\.dim\(\)", ".dim()", SavedProperty.dim),
     _Rule(
         r"{}\.sym_strides\(\)",
+        ".sym_strides()",
         SavedProperty.sym_strides,
         lambda n: f'strides_or_error({n}, "{n}")',
     ),
-    _Rule(r"{}\.layout\(\)", SavedProperty.layout),
-    _Rule(r"{}\.is_conj\(\)", SavedProperty.conjugate),
+    _Rule(r"{}\.layout\(\)", ".layout()", SavedProperty.layout),
+    _Rule(r"{}\.is_conj\(\)", ".is_conj()", SavedProperty.conjugate),
 )
 
 #: Calls that are never allowed because they are not SymInt-aware.
@@ -107,7 +118,11 @@ def save_variables(
     """
     saved: list[SavedAttribute] = []
     for name, ty in variables:
+        if name not in formula:
+            continue  # nothing to substitute or save; skips compiling patterns
         for rule in _RULES:
+            if rule.anchor not in formula:
+                continue
             formula = re.sub(
                 rule.pattern.format(re.escape(name)),
                 _Saver(rule, name, ty, var_names, saved),
