@@ -144,3 +144,33 @@ def test_structured_composite_kernel(load_yaml: LoadYaml) -> None:
     )
     errors = pass_errors(load_yaml(text))
     assert errors == [(8, 5, "structured kernel 'sin.out' has a CompositeImplicitAutograd kernel")]
+
+
+def test_precomputed_checks(load_yaml: LoadYaml) -> None:
+    text = STRUCTURED.replace(
+        "  structured: True\n",
+        "  structured: True\n  precomputed:\n  - dimm -> int dim\n  - int KMAX\n",
+    )
+    errors = pass_errors(load_yaml(text))
+    assert errors == [
+        (8, 3, "precomputed argument 'KMAX' is all upper case"),
+        (8, 3, "precomputed replaces 'dimm', which is not an argument of 'sin.out'"),
+    ]
+
+
+def test_delegate_outside_its_family(load_yaml: LoadYaml) -> None:
+    # cos delegates to sin.out, which exists and is structured but is the
+    # out= member of another family.
+    errors = pass_errors(
+        load_yaml(
+            STRUCTURED
+            + "- func: cos(Tensor self, int k) -> Tensor\n  structured_delegate: sin.out\n"
+        )
+    )
+    assert errors == [
+        (
+            10,
+            24,
+            "'cos' delegates to 'sin.out', which is not in its family (their signatures differ)",
+        ),
+    ]

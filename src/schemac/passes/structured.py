@@ -8,7 +8,9 @@ pass checks, with the position of the offending YAML key:
 
 - ``structured`` is on an out= operator, ``structured_delegate`` is not, and
   no entry has both; neither is combined with ``device_guard: False``;
-- ``structured_inherits`` and ``precomputed`` come with ``structured``;
+- ``structured_inherits`` and ``precomputed`` come with ``structured``; a
+  precomputed line replaces an argument the operator has, and no precomputed
+  name is all upper case (those are the meta function's template parameters);
 - the delegate exists and is structured, and is the out= member of the
   delegating function's own family;
 - a structured out= operator belongs to a family (it has a functional
@@ -23,7 +25,7 @@ from typing import ClassVar
 
 import attrs
 
-from schemac.diagnostics import DiagnosticSink, PassError
+from schemac.diagnostics import DiagnosticSink, PassError, did_you_mean
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
@@ -83,6 +85,37 @@ def _check_entry(f: NativeFunction, sink: DiagnosticSink) -> None:
         )
     if f.precomputed is not None and not f.structured:
         sink.error(f.span_of("precomputed"), "'precomputed' requires 'structured: True'")
+    if f.precomputed is not None:
+        _check_precomputed(f, sink)
+
+
+def _check_precomputed(f: NativeFunction, sink: DiagnosticSink) -> None:
+    precomputed = f.precomputed
+    if precomputed is None:
+        return
+    names = {a.name for a in f.func.arguments.flat_all}
+    for replaced, replacements in precomputed.replace:
+        if replaced not in names:
+            sink.error(
+                f.span_of("precomputed"),
+                f"precomputed replaces '{replaced}', which is not an argument of '{f.name}'",
+                did_you_mean(replaced, names),
+            )
+        for arg in replacements:
+            _check_precomputed_name(f, arg.name, sink)
+    for arg in precomputed.add:
+        _check_precomputed_name(f, arg.name, sink)
+
+
+def _check_precomputed_name(f: NativeFunction, name: str, sink: DiagnosticSink) -> None:
+    # The generated meta() returns a template whose parameters are the
+    # upper-cased names; an all-upper-case name would collide with them.
+    if name.upper() == name:
+        sink.error(
+            f.span_of("precomputed"),
+            f"precomputed argument '{name}' is all upper case",
+            f"use a lower-case name such as '{name.lower()}'",
+        )
 
 
 def _check_delegate(
@@ -104,8 +137,6 @@ def _check_delegate(
 
 
 def _closest(name: OperatorName, module: Module) -> str | None:
-    from schemac.diagnostics import did_you_mean
-
     candidates = [str(f.name) for f in module.functions if f.structured]
     return did_you_mean(str(name), candidates)
 

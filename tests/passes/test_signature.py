@@ -1,0 +1,67 @@
+"""The normalised signature that groups variants, and the frozen mapping of the IR."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemac.frontend.schema_parser import parse_schema
+from schemac.ir.frozen import FrozenMap
+from schemac.ir.signature import signature, signature_key, view_signature
+
+
+def sig(text: str, **options: bool) -> str:
+    return str(signature(parse_schema(text), **options))
+
+
+def test_variants_share_one_signature() -> None:
+    functional = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    inplace = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"
+    out = "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)"
+    expected = "add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    assert sig(functional) == sig(inplace) == sig(out) == expected
+    assert signature_key(parse_schema(inplace)) == signature_key(parse_schema(out))
+
+
+def test_mutated_inputs_become_returns_and_options_drop() -> None:
+    mutable = "bn(Tensor input, Tensor(a!) mean, float eps) -> (Tensor out, Tensor)"
+    assert sig(mutable) == "bn(Tensor input, Tensor mean, float eps) -> (Tensor, Tensor, Tensor)"
+    assert sig(mutable, keep_return_names=True) == (
+        "bn(Tensor input, Tensor mean, float eps) -> (Tensor out, Tensor, Tensor mean_out)"
+    )
+    factory = (
+        "ones(int[] size, *, ScalarType? dtype=None, Layout? layout=None, "
+        "Device? device=None, bool? pin_memory=None) -> Tensor"
+    )
+    assert sig(factory) == "ones(int[] size) -> Tensor"
+    assert sig("f(Tensor self, int k=1) -> Tensor", strip_default=True) == (
+        "f(Tensor self, int k) -> Tensor"
+    )
+
+
+def test_view_copy_and_scatter_names() -> None:
+    assert str(view_signature(parse_schema("t_copy.int(Tensor self, int d) -> Tensor"))) == (
+        "t(Tensor self, int d) -> Tensor"
+    )
+    assert str(view_signature(parse_schema("slice_scatter(Tensor self) -> Tensor"))) == (
+        "slice_inverse(Tensor self) -> Tensor"
+    )
+
+
+def test_bernoulli_p_gets_its_siblings_default() -> None:
+    # Note [bernoulli.p signature]
+    assert sig("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor") == (
+        sig(
+            "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None)"
+            " -> Tensor(a!)"
+        )
+    )
+
+
+def test_frozen_map() -> None:
+    table = FrozenMap((("CPU", 1), ("CUDA", 2)))
+    assert list(table) == ["CPU", "CUDA"] and table["CUDA"] == 2 and "CPU" in table
+    assert table == FrozenMap.of({"CPU": 1, "CUDA": 2})
+    assert hash(table) == hash(FrozenMap.of({"CPU": 1, "CUDA": 2}))
+    assert table != FrozenMap((("CUDA", 2), ("CPU", 1)))  # order is part of the value
+    with pytest.raises(ValueError, match="duplicate"):
+        FrozenMap((("CPU", 1), ("CPU", 2)))
