@@ -16,8 +16,7 @@ import attrs
 
 from schemac.frontend.selection import load_selection
 from schemac.passes.manager import PassManager
-
-SELECTIVE_BUILD = "selective-build"
+from schemac.passes.selective_build import SelectiveBuild
 
 
 def add_select_argument(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +36,7 @@ def with_selection(manager: PassManager, path: Path | None) -> PassManager:
     selection = load_selection(path)
     return PassManager(
         tuple(
-            attrs.evolve(p, selection=selection) if p.name == SELECTIVE_BUILD else p
+            attrs.evolve(p, selection=selection) if isinstance(p, SelectiveBuild) else p
             for p in manager.passes
         )
     )
