@@ -51,10 +51,40 @@ _RESERVED_NAMES = frozenset({"self", "dtype", "layout", "device", "pin_memory"})
 # Small pools draw much faster than regexes and shrink to readable names; the
 # tricky spellings (keywords, type names, trailing underscores) are included.
 _IDENTIFIERS = (
-    "a", "b", "x", "y", "x1", "a_b", "other", "out", "input", "weight", "bias",
-    "values", "indices", "dim", "keepdim", "alpha", "p", "n", "result", "grad",
-    "int", "float", "bool", "str", "tensor", "def", "return", "true", "none",
-    "functional", "out0", "a__b", "q_", "z9",
+    "a",
+    "b",
+    "x",
+    "y",
+    "x1",
+    "a_b",
+    "other",
+    "out",
+    "input",
+    "weight",
+    "bias",
+    "values",
+    "indices",
+    "dim",
+    "keepdim",
+    "alpha",
+    "p",
+    "n",
+    "result",
+    "grad",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "tensor",
+    "def",
+    "return",
+    "true",
+    "none",
+    "functional",
+    "out0",
+    "a__b",
+    "q_",
+    "z9",
 )
 _identifier = st.sampled_from(_IDENTIFIERS)
 argument_names = _identifier.filter(
@@ -186,8 +216,9 @@ def _returns_text(returns: list[str]) -> str:
 _namespaces = st.one_of(st.just(""), _upper_identifier.map(lambda ns: f"{ns}::"))
 _overloads = st.one_of(
     st.just(""),
-    st.sampled_from(("out", "Tensor", "Scalar", "int", "0", "dim_IntList", "_x", "a1", "grad_input"))
-    .map(lambda o: f".{o}"),
+    st.sampled_from(
+        ("out", "Tensor", "Scalar", "int", "0", "dim_IntList", "_x", "a1", "grad_input")
+    ).map(lambda o: f".{o}"),
 )
 _DUNDERS = ("add", "sub", "mul", "and", "or", "xor", "lshift", "rshift", "eq", "neg")
 
@@ -273,11 +304,11 @@ def out_schemas(draw: st.DrawFn) -> str:
         returns: list[str] = []
     else:
         names = draw(st.lists(argument_names, min_size=count, max_size=count))
-        outs = [f"Tensor({letter}!) {n}" for letter, n in zip(letters, names)]
+        outs = [f"Tensor({letter}!) {n}" for letter, n in zip(letters, names, strict=False)]
         named = draw(st.booleans())
         returns = [
             f"Tensor({letter}!) {n}" if named else f"Tensor({letter}!)"
-            for letter, n in zip(letters, names)
+            for letter, n in zip(letters, names, strict=False)
         ]
     return _schema(name, positional, kwarg_only + outs, returns)
 
@@ -322,7 +353,7 @@ def _loose_type(draw: st.DrawFn) -> str:
         else:
             base = re.match(r"[A-Za-z_.]+", ty)
             assert base is not None
-            ty = f"{base.group()}({draw(any_annotations())}){ty[base.end():]}"
+            ty = f"{base.group()}({draw(any_annotations())}){ty[base.end() :]}"
     return ty
 
 
@@ -374,7 +405,8 @@ def loose_schemas(draw: st.DrawFn) -> str:
 
 
 # -- mutations -------------------------------------------------------------------
-_NOISE = list(" ,()[]!?=-><*|.:'\"\\\n\tax1_") + [
+_NOISE = [
+    *list(" ,()[]!?=-><*|.:'\"\\\n\tax1_"),
     ", ",
     " -> ",
     "->",
@@ -417,7 +449,10 @@ _RESPELLINGS = [
     ("bool", "boolean"),
     ("=", " = "),
     ("*, ", ""),
-    ("(", "[", ),
+    (
+        "(",
+        "[",
+    ),
     (")", "]"),
     ("True", "true"),
     ("None", "none"),
@@ -470,9 +505,7 @@ def _mutate(draw: st.DrawFn, text: str) -> str:
         return "".join(tokens[: i + 1] + tokens[i:])
     if tokens:  # replace a token by a plausible one
         i = draw(st.integers(0, len(tokens) - 1))
-        tokens[i] = draw(
-            st.one_of(st.sampled_from(_NOISE), st.sampled_from(BASE_TYPES), defaults)
-        )
+        tokens[i] = draw(st.one_of(st.sampled_from(_NOISE), st.sampled_from(BASE_TYPES), defaults))
         return "".join(tokens)
     return text
 

@@ -240,7 +240,7 @@ class _ToIR(Transformer[Token, FunctionSchema]):
         self._problem(
             span,
             f"unknown type '{name}'",
-            did_you_mean(name, BASE_TYPE_NAMES) or "known types: " + ", ".join(BASE_TYPE_NAMES),
+            _type_hint(name),
         )
         return BaseType(BASE_TYPE_NAMES["Tensor"])
 
@@ -336,6 +336,10 @@ class SchemaParser:
     def __init__(self) -> None:
         self._arguments: dict[str, Argument | _KwargMarker] = {}
         self._returns: dict[str, tuple[Return, ...]] = {}
+        # Operator names are nearly all distinct, but made of ~1,500 base
+        # names and ~200 overload names; each piece is parsed once.
+        self._base_names: dict[str, OperatorName] = {}
+        self._overloads: set[str] = set()
 
     def parse(self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1) -> FunctionSchema:
         if not isinstance(text, str):
@@ -352,8 +356,33 @@ class SchemaParser:
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
     ) -> OperatorName:
         """Parse ``ns::name.overload`` alone (autogen lists, structured delegates)."""
+        if isinstance(text, str):
+            try:
+                return self._operator_name(text)
+            except (UnexpectedInput, VisitError, _Problems):
+                pass  # the one-piece parse below gives the diagnostics
         located = _parse_fragment(text, "operator_name", file, line, column)
         return located.value  # type: ignore[attr-defined,no-any-return]
+
+    def _operator_name(self, text: str) -> OperatorName:
+        """``text`` parsed as its base name and overload, each memoised.
+
+        The grammar puts no "." in a namespace or base name, so cutting at the
+        first "." splits exactly where a whole-name parse would.
+        """
+        dot = text.find(".")
+        base_text = text if dot < 0 else text[:dot]
+        base = self._base_names.get(base_text)
+        if base is None:
+            base = _transform_piece(base_text, "operator_name").value  # type: ignore[attr-defined]
+            self._base_names[base_text] = base
+        if dot < 0:
+            return base
+        overload = text[dot + 1 :]
+        if overload not in self._overloads:
+            _parser().parse("_." + overload, start="operator_name")
+            self._overloads.add(overload)
+        return OperatorName(base.name, overload)
 
     def argument(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
@@ -373,7 +402,7 @@ class SchemaParser:
             return None
         try:
             transformer = _ToIR(file, line, column)
-            name = transformer.transform(_parser().parse(text[:open_paren], start="operator_name"))
+            name = self._operator_name(text[:open_paren])
             items: list[object] = []
             offset = open_paren + 1
             if close > offset:
@@ -386,11 +415,11 @@ class SchemaParser:
             if transformer.problems:
                 return None
             return FunctionSchema(
-                name=name.value,
+                name=name,
                 arguments=arguments,
                 returns=returns,
                 span=Span(file, line, column, line, column + len(text)),
-                name_span=name.span,
+                name_span=Span(file, line, column, line, column + open_paren),
             )
         except (UnexpectedInput, VisitError, _Problems, SchemacError):
             return None
@@ -511,15 +540,21 @@ def _parse_whole(text: str, file: str, line: int, column: int) -> FunctionSchema
 
 
 def _syntax_diagnostic(text: str, error: UnexpectedInput, file: str, line: int, column: int) -> Diagnostic:
-    col = getattr(error, "column", None)
-    if not isinstance(col, int) or col < 1:
-        col = len(text) + 1
-    if isinstance(error, UnexpectedEOF):
-        col = len(text) + 1
+    # Offsets, not Lark's line/column: a stray newline inside the text would
+    # otherwise move the caret to a line the schema does not have in its file.
+    pos = getattr(error, "pos_in_stream", None)
+    at_end = isinstance(error, UnexpectedEOF) or (
+        isinstance(error, UnexpectedToken) and error.token.type == "$END"
+    )
+    if isinstance(error, UnexpectedToken) and not at_end:
+        pos = error.token.start_pos
+    if at_end or not isinstance(pos, int) or pos < 0:
+        pos = len(text)
+    col = min(pos, len(text)) + 1
     span = Span.point(file, 1, col).shifted(line, column)
     found = _found_text(text, error, col)
     message = f"invalid schema: unexpected {found}"
-    return Diagnostic(span, message, _syntax_hint(text, error, col))
+    return Diagnostic(span, message, _syntax_hint(text, col, _expected(error)))
 
 
 def _found_text(text: str, error: UnexpectedInput, col: int) -> str:
@@ -527,9 +562,18 @@ def _found_text(text: str, error: UnexpectedInput, col: int) -> str:
         return "end of schema"
     if isinstance(error, UnexpectedToken) and error.token.type == "$END":
         return "end of schema"
+    found = str(error.token) if isinstance(error, UnexpectedToken) else text[col - 1]
+    if found.isprintable() and "'" not in found:
+        return f"'{found}'"
+    return repr(found)
+
+
+def _expected(error: UnexpectedInput) -> frozenset[str]:
     if isinstance(error, UnexpectedToken):
-        return f"'{error.token}'"
-    return f"'{text[col - 1]}'"
+        return frozenset(error.expected)
+    if isinstance(error, UnexpectedCharacters):
+        return frozenset(error.allowed or ())
+    return frozenset()
 
 
 _READABLE_TERMINALS = {
@@ -559,16 +603,104 @@ _READABLE_TERMINALS = {
     "NAMESPACE": "a namespace",
 }
 
+#: Spellings from other languages that people reach for, and the schema type.
+_TYPE_SYNONYMS = {
+    "double": "float",
+    "long": "int",
+    "int64_t": "int",
+    "Int": "int",
+    "boolean": "bool",
+    "Bool": "bool",
+    "string": "str",
+    "String": "str",
+    "Tensors": "Tensor[]",
+    "TensorList": "Tensor[]",
+    "IntList": "int[]",
+    "Dtype": "ScalarType",
+    "dtype": "ScalarType",
+}
 
-def _syntax_hint(text: str, error: UnexpectedInput, col: int) -> str | None:
-    if " -> " not in text:
-        return "a schema needs ' -> ' and a return type, e.g. 'foo(Tensor self) -> Tensor'"
-    if re.search(r",(?! )", text):
-        return "separate arguments and returns with ', ' (a comma and one space)"
-    if "  " in text:
-        return "schemas are written in canonical form: single spaces only"
-    expected: set[str] = set()
-    if isinstance(error, (UnexpectedToken, UnexpectedCharacters)):
-        expected = set(error.expected) if isinstance(error, UnexpectedToken) else set(error.allowed or ())
+
+def _type_hint(name: str) -> str:
+    synonym = _TYPE_SYNONYMS.get(name)
+    if synonym is not None:
+        return f"schemas spell this type '{synonym}'"
+    return did_you_mean(name, BASE_TYPE_NAMES) or "known types: " + ", ".join(BASE_TYPE_NAMES)
+
+
+def _syntax_hint(text: str, col: int, expected: frozenset[str]) -> str | None:
+    """A hint for the common ways a schema is misspelled, else what was expected.
+
+    Each check looks at the text around the error (``before`` it and the
+    ``rest`` from it on), so the hint is about the mistake the parser stopped
+    at, not some other oddity elsewhere in the string.
+    """
+    before, rest = text[: col - 1], text[col - 1 :]
+    for check in _HINT_CHECKS:
+        hint = check(text, before, rest, expected)
+        if hint is not None:
+            return hint
     readable = sorted({_READABLE_TERMINALS.get(t, t.lower()) for t in expected})
     return "expected " + " or ".join(readable) if readable else None
+
+
+def _hint_arrow(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
+    if re.match(r" ?->|-> ?|=>", rest) or (before.endswith(" ") and rest.startswith("->")):
+        return "write ' -> ' between the arguments and the returns, one space on each side"
+    if " -> " not in text and "->" not in text and "(" in before and before.count("(") == before.count(")"):
+        return "a schema needs ' -> ' and a return type, e.g. 'foo(Tensor self) -> Tensor'"
+    return None
+
+
+def _hint_separator(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
+    if rest.startswith(",") and not rest.startswith(", "):
+        return "separate arguments and returns with ', ' (a comma and one space)"
+    if rest.startswith(" ,"):
+        return "no space before ','; separate items with ', '"
+    if rest.startswith(" ") and (before.endswith(" ") or rest.startswith("  ")):
+        return "schemas are written in canonical form: single spaces only"
+    if rest[:1] in ("\n", "\r", "\t"):
+        return "a schema is one line, with single spaces between its parts"
+    return None
+
+
+def _hint_annotation(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
+    if rest.startswith("!") and re.search(r"\([a-z|]+\) ?$", before):
+        return "the '!' goes inside the parentheses: Tensor(a!)"
+    if rest.startswith("!") and before.endswith("("):
+        return "the alias set comes before '!': Tensor(a!)"
+    if re.search(r"\([a-z|]*!?$", before) and rest[:1] == " " and not rest.startswith(" -> "):
+        return "no spaces inside an alias annotation: Tensor(a!), Tensor(a -> *)"
+    if rest.startswith("(") and re.search(r"(\?|\])$", before):
+        return (
+            "the alias annotation comes right after 'Tensor', before '?' or '[]': "
+            "Tensor(a!)? rather than Tensor?(a!)"
+        )
+    if rest.startswith(" (") or (rest.startswith("(") and before.endswith(" ")):
+        return "no space between 'Tensor' and its alias annotation: Tensor(a!)"
+    return None
+
+
+def _hint_default(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
+    if rest.startswith((" =", "= ")) or (before.endswith("=") and rest.startswith(" ")):
+        return "no spaces around '=' in a default: int dim=0"
+    if re.search(r"=\[[^\]]*$", before) or (before.endswith("=") and re.match(r"\[[^\]]*, ", rest)):
+        return "list defaults are written without spaces: [0,1]"
+    if rest[:1] in ("'", '"') and "STRING" in expected:
+        return "a string default cannot contain '=' or ', ', and must be closed"
+    if re.search(r"\[$", before) and rest[:1] == "0":
+        return "a list size is a positive number without leading zeros; write int[] for any size"
+    return None
+
+
+def _hint_structure(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
+    if rest[:1] in (",", ")") and expected <= {"SPACE", "ARG_NAME"}:
+        return "every argument needs a type and a name, e.g. 'Tensor self'"
+    if expected == {"ARG_NAME"} and rest[:1].isdigit():
+        return "names start with a letter or '_'"
+    if rest.startswith(")") and expected == {"SEP"} and " -> (" in before:
+        return "a single return is written without parentheses: '-> Tensor'"
+    return None
+
+
+_HINT_CHECKS = (_hint_arrow, _hint_separator, _hint_annotation, _hint_default, _hint_structure)
