@@ -175,19 +175,14 @@ def _callee(function: NativeFunction) -> str:
     return f"{namespace}::{name}"
 
 
-def _callee_args(sig: PythonSignature, function: NativeFunction) -> tuple[str, ...]:
+def _callee_args(
+    sig: PythonSignature, function: NativeFunction, params: list[tuple[str, str]]
+) -> tuple[str, ...]:
     if sig.deprecated is not None:
         names = tuple(n for n in sig.deprecated.call_args if n != "out" or function.func.is_out_fn)
     else:
-        plain = cpp_signature(
-            function.func,
-            method=False,
-            faithful=False,
-            symint=False,
-            cpp_no_default_args=function.cpp_no_default_args,
-            conv=Conventions.of(function),
-        )
-        names = plain.param_names
+        # The C++ API call passes the lambda's parameters through, in order.
+        names = tuple(name for _, name in params)
     if Variant.method in function.variants:
         names = tuple(n for n in names if n != "self")
     return names
@@ -273,7 +268,7 @@ def dispatch_call(
         not takes_options or (sig.method and "requires_grad" in parsed)
     )
     name = cpp_name(function.func)
-    typename = structseq_names.get(structseq_key(function))
+    typename = structseq_names.get(structseq_key(function)) if structseq_names else None
     if sig.deprecated is not None:
         comment = f"// [deprecated] aten::{sig.deprecated.schema}"
     else:
@@ -293,7 +288,7 @@ def dispatch_call(
         lambda_params=", ".join(f"{t} {n}" for t, n in params),
         lambda_return=returns,
         callee=_callee(function),
-        callee_args=", ".join(_callee_args(sig, function)),
+        callee_args=", ".join(_callee_args(sig, function, params)),
         lambda_args=", ".join(bound[n] for _, n in params),
         result_suffix=f".set_requires_grad({parsed['requires_grad']})" if set_requires_grad else "",
         structseq_prefix=f"{typename}, " if typename is not None else "",
