@@ -295,6 +295,38 @@ ERROR_CASES = [
         "only a formula computing just 'self's gradient may save its strides",
         id="strides-multi-variable",
     ),
+    pytest.param(
+        "- name: sort(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)\n"
+        "  self: grad_values + grad\n",
+        ("derivatives.yaml", 2, 3),
+        "formulas mix 'grad_<output>' with 'grad' or 'grads[i]'",
+        "use one way of naming output gradients",
+        id="named-grad-and-grad",
+    ),
+    pytest.param(
+        "- name: sort(Tensor self, int dim=-1) -> (Tensor values, Tensor indices)\n"
+        "  self: grad\n  values, indices: auto_linear\n",
+        ("derivatives.yaml", 3, 3),
+        "auto_linear needs exactly one differentiable output",
+        None,
+        id="linear-two-outputs",
+    ),
+    pytest.param(
+        "- name: neg_(Tensor(a!) self) -> Tensor(a!)\n  self: grad.neg()\n"
+        "  result: auto_element_wise\n",
+        ("derivatives.yaml", 3, 3),
+        "auto_element_wise cannot be used for in-place 'neg_'",
+        None,
+        id="element-wise-in-place",
+    ),
+    pytest.param(
+        "- name: neg(Tensor self) -> Tensor\n"
+        "  self: grad.as_strided_symint(self.sym_sizes(), self.sym_strides())\n",
+        ("derivatives.yaml", 2, 3),
+        "'.sym_strides()' in the 'self' formula cannot serve in-place 'neg_'",
+        "give the in-place operator its own entry without strides",
+        id="strides-borrowed-by-in-place",
+    ),
 ]
 
 
