@@ -15,10 +15,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-
+from typing import cast
 
 from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from lark.exceptions import (
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+    VisitError,
+)
 
 from schemac.diagnostics import (
     Diagnostic,
@@ -29,7 +35,12 @@ from schemac.diagnostics import (
     did_you_mean,
 )
 from schemac.frontend.grammar import schema_parser
-from schemac.ir.names import AUGMENTED_ASSIGNMENT_NAMES, FUNCTIONAL_SUFFIX, BaseOperatorName, OperatorName
+from schemac.ir.names import (
+    AUGMENTED_ASSIGNMENT_NAMES,
+    FUNCTIONAL_SUFFIX,
+    BaseOperatorName,
+    OperatorName,
+)
 from schemac.ir.schema import Annotation, Argument, Arguments, FunctionSchema, Return
 from schemac.ir.types import (
     BASE_TYPE_NAMES,
@@ -40,6 +51,9 @@ from schemac.ir.types import (
     OptionalType,
     Type,
 )
+
+#: What the ``type`` rule hands to ``argument`` and ``return_item``.
+_TypeAndAnnotation = tuple[Type, "Annotation | None"]
 
 _CUSTOM_CLASS_RE = re.compile(r"[A-Za-z0-9_.]+")
 
@@ -81,10 +95,10 @@ class _ToIR(Transformer[Token, FunctionSchema]):
     # -- helpers -------------------------------------------------------------
     def _span(self, first: Token, last: Token | None = None) -> Span:
         last = last or first
-        end = (last.end_column or last.column + len(last)) if last.end_column else last.column + len(last)
-        return Span(self._file, first.line or 1, first.column or 1, last.end_line or 1, end).shifted(
-            self._line, self._column
-        )
+        end = last.end_column or (last.column or 1) + len(last)
+        return Span(
+            self._file, first.line or 1, first.column or 1, last.end_line or 1, end
+        ).shifted(self._line, self._column)
 
     @staticmethod
     def _join(first: Span, last: Span) -> Span:
@@ -108,7 +122,9 @@ class _ToIR(Transformer[Token, FunctionSchema]):
             name=name.value,  # type: ignore[arg-type]
             arguments=arguments,
             returns=returns,
-            span=Span(self._file, self._line, self._column, self._line, self._column + self._length),
+            span=Span(
+                self._file, self._line, self._column, self._line, self._column + self._length
+            ),
             name_span=name.span,
         )
 
@@ -167,7 +183,7 @@ class _ToIR(Transformer[Token, FunctionSchema]):
     def argument(self, children: list[object]) -> Argument:
         typed, _space, name, _equals, default = children
         assert isinstance(typed, _Located) and isinstance(name, Token)
-        ty, annotation = typed.value  # type: ignore[misc]
+        ty, annotation = cast(_TypeAndAnnotation, typed.value)
         last_span = default.span if isinstance(default, _Located) else self._span(name)
         return Argument(
             name=str(name),
@@ -226,7 +242,11 @@ class _ToIR(Transformer[Token, FunctionSchema]):
             ty = OptionalType(ty) if size == "?" else ListType(ty, size)  # type: ignore[arg-type]
             span = self._join(span, suffix.span)
         if isinstance(annotation, Annotation):
-            span = self._join(span, annotation.span) if annotation.span.end_column > span.end_column else span
+            span = (
+                self._join(span, annotation.span)
+                if annotation.span.end_column > span.end_column
+                else span
+            )
         return _Located((ty, annotation if isinstance(annotation, Annotation) else None), span)
 
     def _named_type(self, name: str, span: Span) -> Type:
@@ -286,7 +306,7 @@ class _ToIR(Transformer[Token, FunctionSchema]):
     def return_item(self, children: list[object]) -> Return:
         typed, _space, name = children
         assert isinstance(typed, _Located)
-        ty, annotation = typed.value  # type: ignore[misc]
+        ty, annotation = cast(_TypeAndAnnotation, typed.value)
         span = typed.span if name is None else self._join(typed.span, self._span(name))  # type: ignore[arg-type]
         if name is None and isinstance(annotation, Annotation) and annotation.alias_set_after:
             # A return's name is the text after its last space, so an unnamed
@@ -341,7 +361,9 @@ class SchemaParser:
         self._base_names: dict[str, OperatorName] = {}
         self._overloads: set[str] = set()
 
-    def parse(self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1) -> FunctionSchema:
+    def parse(
+        self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
+    ) -> FunctionSchema:
         if not isinstance(text, str):
             raise SchemaSyntaxError(
                 [Diagnostic(Span.point(file, line, column), "a schema must be a string")]
@@ -395,7 +417,9 @@ class SchemaParser:
             )
         return item
 
-    def _parse_in_pieces(self, text: str, file: str, line: int, column: int) -> FunctionSchema | None:
+    def _parse_in_pieces(
+        self, text: str, file: str, line: int, column: int
+    ) -> FunctionSchema | None:
         open_paren = text.find("(")
         close = text.find(") -> ", open_paren)
         if open_paren <= 0 or close < 0:
@@ -427,16 +451,16 @@ class SchemaParser:
     def _argument_item(self, piece: str, file: str, line: int, column: int) -> object:
         item = self._arguments.get(piece)
         if item is None:
-            item = _transform_piece(piece, "argument_item")
-            self._arguments[piece] = item  # type: ignore[assignment]
+            item = cast("Argument | _KwargMarker", _transform_piece(piece, "argument_item"))
+            self._arguments[piece] = item
         return _anchored(item, file, line, column)
 
     def _return_list(self, piece: str, file: str, line: int, column: int) -> tuple[Return, ...]:
         returns = self._returns.get(piece)
         if returns is None:
-            returns = _transform_piece(piece, "returns")
-            self._returns[piece] = returns  # type: ignore[assignment]
-        return tuple(_anchored(r, file, line, column) for r in returns)  # type: ignore[misc]
+            returns = cast("tuple[Return, ...]", _transform_piece(piece, "returns"))
+            self._returns[piece] = returns
+        return tuple(cast(Return, _anchored(r, file, line, column)) for r in returns)
 
 
 def _parser() -> Lark:
@@ -453,7 +477,13 @@ def _transform_piece(piece: str, start: str) -> object:
 
 
 def _moved(span: Span, file: str, line: int, column: int) -> Span:
-    return Span(file, span.line + line - 1, span.column + column - 1, span.end_line + line - 1, span.end_column + column - 1)
+    return Span(
+        file,
+        span.line + line - 1,
+        span.column + column - 1,
+        span.end_line + line - 1,
+        span.end_column + column - 1,
+    )
 
 
 def _anchored(item: object, file: str, line: int, column: int) -> object:
@@ -475,7 +505,9 @@ def _anchored(item: object, file: str, line: int, column: int) -> object:
     return Return(item.name, item.type, annotation, span)
 
 
-def parse_schema(text: str, *, file: str = "<schema>", line: int = 1, column: int = 1) -> FunctionSchema:
+def parse_schema(
+    text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
+) -> FunctionSchema:
     """Parse one schema string.
 
     ``file``, ``line`` and ``column`` say where the text stands, so that
@@ -539,7 +571,9 @@ def _parse_whole(text: str, file: str, line: int, column: int) -> FunctionSchema
         raise
 
 
-def _syntax_diagnostic(text: str, error: UnexpectedInput, file: str, line: int, column: int) -> Diagnostic:
+def _syntax_diagnostic(
+    text: str, error: UnexpectedInput, file: str, line: int, column: int
+) -> Diagnostic:
     # Offsets, not Lark's line/column: a stray newline inside the text would
     # otherwise move the caret to a line the schema does not have in its file.
     pos = getattr(error, "pos_in_stream", None)
@@ -647,7 +681,12 @@ def _syntax_hint(text: str, col: int, expected: frozenset[str]) -> str | None:
 def _hint_arrow(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
     if re.match(r" ?->|-> ?|=>", rest) or (before.endswith(" ") and rest.startswith("->")):
         return "write ' -> ' between the arguments and the returns, one space on each side"
-    if " -> " not in text and "->" not in text and "(" in before and before.count("(") == before.count(")"):
+    if (
+        " -> " not in text
+        and "->" not in text
+        and "(" in before
+        and before.count("(") == before.count(")")
+    ):
         return "a schema needs ' -> ' and a return type, e.g. 'foo(Tensor self) -> Tensor'"
     return None
 
