@@ -99,6 +99,10 @@ class BackendEntry:
 
 
 BACKENDS: tuple[BackendEntry, ...] = (
+    BackendEntry("aten-headers", "schemac.backends.aten.headers.backend:BACKEND", ("headers",)),
+    BackendEntry(
+        "aten-operators", "schemac.backends.aten.registrations.operators:BACKEND", ("headers",)
+    ),
     BackendEntry("aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",)),
     BackendEntry("python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",)),
     BackendEntry(

@@ -1,0 +1,98 @@
+"""``ATen/Operators_<n>.cpp``: the bodies of ``at::_ops::<op>::call`` / ``redispatch``.
+
+``ATen/Operators.h`` (the ``headers`` target) declares one struct per
+operator in ``at::_ops``; this file defines its two entry points.  Both look
+the operator up in the dispatcher once, through a ``C10_NOINLINE`` factory so
+that the lookup code is not inlined into every caller, keep the typed handle
+in a function-local static, and call it: ``call`` enters the dispatcher at
+the top, ``redispatch`` continues below the given key set.
+
+Sharded by root name into 5 files plus ``OperatorsEverything.cpp``, like
+PyTorch's build expects; this backend answers the ``headers`` target beside
+the header backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import attrs
+
+from schemac.backends.aten.registrations.cpp import block, call
+from schemac.backends.aten.signatures import dispatcher_signature
+from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
+from schemac.backends.output import GeneratedFile, ShardedFile, sharded
+from schemac.backends.registry import EmitOptions
+from schemac.backends.templating import Templates
+from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
+
+PACKAGE = "schemac.backends.aten.registrations"
+NUM_SHARDS = 5
+
+
+@attrs.frozen
+class OperatorsFileView:
+    shard_note: str
+    headers: tuple[str, ...]
+    definitions: tuple[str, ...]
+
+
+def operator_definitions(f: NativeFunction) -> str:
+    """The handle factory, ``call`` and ``redispatch`` of one operator."""
+    name = unambiguous_name(f.func)
+    sig = dispatcher_signature(f)
+    factory = f"create_{name}_typed_handle"
+    schema_comment = f"// {f.namespace}::{f.func}"
+    lookup = block(
+        f"static C10_NOINLINE c10::TypedOperatorHandle<{name}::schema> {factory}()",
+        [
+            "return c10::Dispatcher::singleton()",
+            f"    .findSchemaOrThrow({name}::name, {name}::overload_name)",
+            f"    .typed<{name}::schema>();",
+        ],
+    )
+    args = list(sig.param_names)
+    call_body = [f"static auto op = {factory}();", f"return {call('op.call', args)};"]
+    redispatch_body = [
+        f"static auto op = {factory}();",
+        f"return {call('op.redispatch', ['dispatchKeySet', *args])};",
+    ]
+    call_defn = block(sig.defn(f"{name}::call"), call_body)
+    redispatch_defn = block(sig.defn(f"{name}::redispatch", redispatch=True), redispatch_body)
+    return "\n".join([schema_comment, lookup, call_defn, redispatch_defn])
+
+
+def _view(functions: Iterable[NativeFunction], note: str) -> OperatorsFileView:
+    functions = tuple(functions)
+    headers = sorted({f"ATen/ops/{root_name(f.func)}_ops.h" for f in functions})
+    return OperatorsFileView(
+        note, tuple(headers), tuple(operator_definitions(f) for f in functions)
+    )
+
+
+def operators_files(module: Module, templates: Templates) -> Iterator[GeneratedFile]:
+    files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
+    sources = (module.sources.native_functions,)
+    shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)
+    for index, shard in enumerate(shards):
+        view = _view(shard, f", shard {index + 1} of {NUM_SHARDS}")
+        text = templates.render("Operators.cpp.mako", view, sources=sources)
+        yield GeneratedFile(files.shard_path(index), text)
+    everything = templates.render(
+        "Operators.cpp.mako", _view(module.functions, ""), sources=sources
+    )
+    yield GeneratedFile(files.everything_path, everything)
+
+
+@attrs.frozen
+class OperatorsBackend:
+    name: str = "aten-operators"
+    description: str = "Operators_<n>.cpp: at::_ops::<op>::call and redispatch"
+    targets: tuple[str, ...] = ("headers",)
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        return tuple(operators_files(module, Templates(PACKAGE)))
+
+
+BACKEND = OperatorsBackend()
