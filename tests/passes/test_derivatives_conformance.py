@@ -29,7 +29,8 @@ def _saved_name(name: Any) -> str:
 
 
 @pytest.fixture(scope="session")
-def torchgen_infos(torch_paths: TorchYamlPaths) -> dict[str, dict[str, Summary]]:
+def torchgen_matched(torch_paths: TorchYamlPaths) -> list[Any]:
+    """torchgen's NativeFunctionWithDifferentiabilityInfo for every function."""
     from torchgen.api.autograd import match_differentiability_info
     from torchgen.gen import parse_native_yaml
     from torchgen.packaged.autograd.load_derivatives import load_derivatives
@@ -37,8 +38,13 @@ def torchgen_infos(torch_paths: TorchYamlPaths) -> dict[str, dict[str, Summary]]
     native, tags = str(torch_paths.native_functions), str(torch_paths.tags)
     functions = parse_native_yaml(native, tags).native_functions
     infos, _ = load_derivatives(str(torch_paths.derivatives), native, tags)
+    return list(match_differentiability_info(functions, infos))
+
+
+@pytest.fixture(scope="session")
+def torchgen_infos(torchgen_matched: list[Any]) -> dict[str, dict[str, Summary]]:
     result: dict[str, dict[str, Summary]] = {}
-    for item in match_differentiability_info(functions, infos):
+    for item in torchgen_matched:
         if not item.info:
             continue
         result[str(item.func.func.name)] = {
@@ -124,3 +130,80 @@ def test_used_autograd_keys(real_module: Module) -> None:
         "AutogradNestedTensor",
         "AutogradCUDA",
     }
+
+
+def _forward_summary(fw: Any) -> tuple[Any, ...]:
+    def names(items: Any) -> tuple[str, ...] | None:
+        return None if items is None else tuple(sorted(items))
+
+    return (
+        tuple(fw.var_names),
+        fw.formula,
+        names(fw.required_inputs_fw_grad),
+        names(fw.required_inputs_primal),
+        fw.required_original_self_value,
+        fw.is_reusing_outplace_formula,
+    )
+
+
+def _torchgen_details(item: Any, key: str) -> tuple[Any, ...]:
+    info = item.info[key]
+    return (
+        info.name,
+        tuple(
+            (
+                tuple(d.var_names),
+                d.formula,
+                tuple((_saved_name(v.nctype.name), v.expr) for v in d.saved_inputs),
+                tuple((_saved_name(v.nctype.name), v.expr) for v in d.saved_outputs),
+                tuple(sorted(d.named_gradients)),
+            )
+            for d in info.derivatives
+        ),
+        tuple(info.non_differentiable_arg_names),
+        tuple(info.available_named_gradients),
+        tuple(_forward_summary(fw) for fw in item.fw_derivatives[key]),
+    )
+
+
+def _schemac_details(entry: FunctionAutograd, key: str) -> tuple[Any, ...]:
+    info = entry.info_for(key)
+    assert info is not None
+    return (
+        info.name,
+        tuple(
+            (
+                d.var_names,
+                d.formula,
+                tuple((v.name, v.expr) for v in d.saved_inputs),
+                tuple((v.name, v.expr) for v in d.saved_outputs),
+                d.named_gradients,
+            )
+            for d in info.derivatives
+        ),
+        info.non_differentiable_arg_names,
+        info.available_named_gradients,
+        tuple(_forward_summary(fw) for fw in dict(entry.forward_derivatives)[key]),
+    )
+
+
+def test_same_formulas_saved_expressions_and_forward_formulas(
+    torchgen_matched: list[Any], real_module: Module
+) -> None:
+    """Formula text after substitution, save-time expressions, forward formulas
+    (auto_element_wise / auto_linear expanded, in-place rewrites, foreach)."""
+    ours = {str(e.function).split("::")[-1]: e for e in real_module.autograd.functions}
+    mismatches = {}
+    compared = 0
+    for item in torchgen_matched:
+        if not item.info:
+            continue
+        name = str(item.func.func.name)
+        for key in item.info:
+            expected = _torchgen_details(item, key)
+            got = _schemac_details(ours[name], key)
+            compared += 1
+            if got != expected:
+                mismatches[(name, key)] = (expected, got)
+    assert compared > 1000
+    assert mismatches == {}
