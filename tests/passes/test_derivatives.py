@@ -376,3 +376,19 @@ def test_json_dump_lists_backward_nodes(tmp_path: Path) -> None:
         {"function": "neg_", "nodes": {"Default": "NegBackward0"}, "exact_match": False},
     ]
     assert data["selection"] == []
+
+
+def test_saved_properties_match_whole_names_only() -> None:
+    from schemac.ir.types import TENSOR
+    from schemac.passes.derivatives_saved import save_variables
+
+    formula, saved = save_variables(
+        "f(grad_self.sym_sizes(), self.sym_sizes(), x.self.dim())",
+        (("self", TENSOR),),
+        ("self",),
+    )
+    assert formula == "f(grad_self.sym_sizes(), self_sym_sizes, x.self.dim())"
+    assert [(s.name, s.expr) for s in saved] == [
+        ("self_sym_sizes", "self.sym_sizes()"),
+        ("self", "self"),
+    ]

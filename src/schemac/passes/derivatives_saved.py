@@ -116,6 +116,10 @@ def save_variables(
     Raises :class:`StridesNotSupported` for a ``sym_strides()`` the runtime
     cannot save (the caller turns it into a positioned diagnostic).
     """
+    # A property pattern matches the variable only as a whole name: PyTorch's
+    # also matches the tail of a longer one (``grad_self.sym_sizes()`` would
+    # save ``self``'s sizes); no formula in PyTorch's file relies on that, as
+    # the conformance test shows.
     saved: list[SavedAttribute] = []
     for name, ty in variables:
         if name not in formula:
@@ -124,7 +128,7 @@ def save_variables(
             if rule.anchor not in formula:
                 continue
             formula = re.sub(
-                rule.pattern.format(re.escape(name)),
+                rule.pattern.format(rf"(?<![\w.>]){re.escape(name)}"),
                 _Saver(rule, name, ty, var_names, saved),
                 formula,
             )
