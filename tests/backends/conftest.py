@@ -14,6 +14,7 @@ include directory, ``cxx`` the C++ compiler (``$CXX`` or ``g++``) and
 from __future__ import annotations
 
 import fcntl
+import importlib.metadata
 import importlib.util
 import os
 import shutil
@@ -78,7 +79,8 @@ def torchgen_aten_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
     """
     # The parent of the per-worker base temp is shared by all xdist workers.
     shared = tmp_path_factory.getbasetemp().parent
-    destination = shared / "torchgen-aten"
+    # Keyed by the reference's version: the directory outlives the session.
+    destination = shared / f"torchgen-aten-{importlib.metadata.version('torch')}"
     with open(shared / "torchgen-aten.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:

@@ -17,7 +17,7 @@ from schemac.backends.cppmodel import check_identifier, cpp_string_literal
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
-from schemac.diagnostics import InputError
+from schemac.diagnostics import InputError, Span
 from schemac.ir.module import Module
 
 HEADER_PATH = "torch/headeronly/core/enum_tag.h"
@@ -26,7 +26,8 @@ PYTHON_PATH = "python/python_enum_tag.cpp"
 
 @attrs.frozen
 class TagEnumView:
-    #: Tag names, sorted: enumerator values follow this order.
+    #: Tag names (tags.yaml's and any a function carries), sorted:
+    #: enumerator values follow this order.
     names: tuple[str, ...]
 
     @property
@@ -40,12 +41,18 @@ class TagEnumView:
 
 
 def tag_enum_view(module: Module) -> TagEnumView:
+    # Passes may tag functions they synthesise (``generated``, ``out``) with tags
+    # a small library's tags.yaml does not declare; the enum must still name them.
+    named: dict[str, Span] = {tag.name: tag.span for tag in module.tags}
+    for function in module.functions:
+        for tag in function.tags:
+            named.setdefault(tag, function.span_of("tags"))
     problems = [
-        d for d in (check_identifier(tag.name, tag.span) for tag in module.tags) if d is not None
+        d for d in (check_identifier(name, span) for name, span in named.items()) if d is not None
     ]
     if problems:
         raise InputError(problems)
-    return TagEnumView(tuple(sorted({tag.name for tag in module.tags})))
+    return TagEnumView(tuple(sorted(named)))
 
 
 def emit_enum_tag_header(module: Module, templates: Templates) -> GeneratedFile:

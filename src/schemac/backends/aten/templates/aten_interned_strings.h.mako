@@ -11,9 +11,9 @@ ${banner}
 #endif
 
 // _(aten, name) for every operator base name of the library.
-#define FORALL_ATEN_BASE_SYMBOLS(_) \
+#define FORALL_ATEN_BASE_SYMBOLS(_) ${'\\'}
 ${view.operator_lines}
 
 // _(attr, name) for every argument name of every operator.
-#define FORALL_ATTR_BASE_SYMBOLS(_) \
+#define FORALL_ATTR_BASE_SYMBOLS(_) ${'\\'}
 ${view.attribute_lines}
