@@ -9,7 +9,7 @@ matches derivatives to functions).  The two alternate in one process so that
 machine load hits both alike; torchgen's module-level caches are cleared
 before each of its runs so every run does the full work.
 
-    PYTHONPATH=src python benchmarks/bench_middle_end.py [--reps N] [--verify]
+    PYTHONPATH=src python benchmarks/bench_middle_end.py [--reps N] [--verify] [--no-derivatives]
 
 Prints per-run times, the medians, their ratio (target: schemac <= 0.5x), and
 schemac's per-pass median times.
@@ -33,7 +33,7 @@ from schemac.passes.manager import PassManager
 
 
 def _schemac(
-    native: str, tags: str, derivatives: str, verify: bool
+    native: str, tags: str, derivatives: str | None, verify: bool
 ) -> Callable[[], dict[str, float]]:
     manager = PassManager.default()
 
@@ -49,7 +49,7 @@ def _schemac(
     return run
 
 
-def _torchgen(native: str, tags: str, derivatives: str) -> Callable[[], object]:
+def _torchgen(native: str, tags: str, derivatives: str | None) -> Callable[[], object]:
     import torchgen.gen as gen
     import torchgen.packaged.autograd.load_derivatives as ld
 
@@ -61,6 +61,8 @@ def _torchgen(native: str, tags: str, derivatives: str) -> Callable[[], object]:
         parsed = gen.parse_native_yaml(native, tags)
         grouped = gen.get_grouped_native_functions(parsed.native_functions)
         by_view = gen.get_grouped_by_view_native_functions(parsed.native_functions)
+        if derivatives is None:
+            return parsed, grouped, by_view
         infos = ld.load_derivatives(derivatives, native, tags)
         return parsed, grouped, by_view, infos
 
@@ -71,6 +73,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--reps", type=int, default=7, help="runs of each side (default 7)")
     parser.add_argument("--verify", action="store_true", help="verify the IR between passes")
+    parser.add_argument(
+        "--no-derivatives",
+        action="store_true",
+        help="leave derivatives.yaml out on both sides (compares native-function "
+        "resolution, synthesis and grouping alone)",
+    )
     args = parser.parse_args()
 
     paths = torch_yaml_paths()
@@ -79,8 +87,9 @@ def main() -> int:
         str(paths.tags),
         str(paths.derivatives),
     )
-    ours = _schemac(native, tags, derivs, args.verify)
-    theirs = _torchgen(native, tags, derivs)
+    derivatives = None if args.no_derivatives else derivs
+    ours = _schemac(native, tags, derivatives, args.verify)
+    theirs = _torchgen(native, tags, derivatives)
     ours()  # warm imports and file caches on both sides
     theirs()
 

@@ -42,12 +42,13 @@ def check_function(
             "remove 'method' from 'variants' (Python binds out= results only for functions)",
         )
 
-    defaulted = {a.name for a in func.arguments.flat_all if a.default is not None}
-    for missing in sorted(f.cpp_no_default_args - defaulted):
-        sink.error(
-            f.span_of("cpp_no_default_args"),
-            f"cpp_no_default_args names '{missing}', which is not an argument with a default",
-        )
+    if f.cpp_no_default_args:
+        defaulted = {a.name for a in func.arguments.flat_all if a.default is not None}
+        for missing in sorted(f.cpp_no_default_args - defaulted):
+            sink.error(
+                f.span_of("cpp_no_default_args"),
+                f"cpp_no_default_args names '{missing}', which is not an argument with a default",
+            )
 
     if name.startswith("_foreach") and f.device_check is not DeviceCheck.NoCheck:
         sink.error(

@@ -54,7 +54,9 @@ _IMPLICIT_TAGS_NAMESPACE = "aten"
 
 def default_kernel_name(schema: FunctionSchema) -> str:
     """The kernel name an entry without ``dispatch:`` implies (PyTorch's C++ name)."""
-    base = attrs.evolve(schema.name.name, namespace=None)
+    base = schema.name.name
+    if base.namespace is not None:
+        base = attrs.evolve(base, namespace=None)
     return f"{base}_out" if schema.is_out_fn else str(base)
 
 
@@ -170,8 +172,10 @@ def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: Diagn
             if key == COMPOSITE_IMPLICIT and entry.kernel == default_kernel_name(f.func):
                 names_itself = True
 
+    if key_count != 1:
+        return
     expected = default_kernel_name(f.func)
-    if key_count == 1 and names_itself:
+    if names_itself:
         sink.error(
             f.span_of("dispatch"),
             "unnecessary dispatch table: it only repeats the default kernel",
@@ -179,7 +183,6 @@ def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: Diagn
         )
     elif (
         f.structured_delegate is None
-        and key_count == 1
         and set(table) == {COMPOSITE_IMPLICIT}
         and not table[COMPOSITE_IMPLICIT].supports_symint
     ):
