@@ -104,6 +104,11 @@ BACKENDS: tuple[BackendEntry, ...] = (
         "aten-operators", "schemac.backends.aten.registrations.operators:BACKEND", ("headers",)
     ),
     BackendEntry("aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",)),
+    BackendEntry(
+        "aten-backend-select",
+        "schemac.backends.aten.registrations.backend_select:BACKEND",
+        ("schema",),
+    ),
     BackendEntry("python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",)),
     BackendEntry(
         "aten-registrations",
