@@ -13,6 +13,10 @@ One schema gives up to four C++ overloads (a :class:`CppSignatureGroup`):
   ``_symint`` suffix (see Note [SymInt in C++ signatures]).
 
 As a Tensor method, ``self`` is the implicit object and is left out.
+
+An operator with ``manual_cpp_binding: True`` has its public C++ function
+written by hand; the generated one is a *fallback binding* named
+``__dispatch_<name>`` that the hand-written code may call.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from schemac.ir.schema import Argument, FunctionSchema, TensorOptionsArguments
 from schemac.ir.types import BaseTy, is_like
 
 OPTIONS_SOURCE = "dtype,layout,device,pin_memory"
+FALLBACK_PREFIX = "__dispatch_"
 
 
 @attrs.frozen
@@ -70,12 +75,16 @@ def has_symint(func: FunctionSchema) -> bool:
     return any(is_like(a.type, BaseTy.SymInt) for a in func.arguments.flat_all)
 
 
-def cpp_signature_group(fn: NativeFunction, *, method: bool = False) -> CppSignatureGroup:
+def cpp_signature_group(
+    fn: NativeFunction, *, method: bool = False, fallback_binding: bool = False
+) -> CppSignatureGroup:
+    """The overloads of ``fn``; with ``fallback_binding``, named ``__dispatch_*``."""
     return cpp_signature_group_of(
         fn.func,
         method=method,
         cpp_no_default_args=fn.cpp_no_default_args,
         conv=Conventions.of(fn),
+        fallback_binding=fallback_binding,
     )
 
 
@@ -85,6 +94,7 @@ def cpp_signature_group_of(
     method: bool = False,
     cpp_no_default_args: frozenset[str] = frozenset(),
     conv: Conventions = DEFAULT_CONVENTIONS,
+    fallback_binding: bool = False,
 ) -> CppSignatureGroup:
     rearranged = func.arguments.tensor_options is not None or bool(func.arguments.out)
 
@@ -96,6 +106,7 @@ def cpp_signature_group_of(
             symint=symint,
             cpp_no_default_args=cpp_no_default_args,
             conv=conv,
+            fallback_binding=fallback_binding,
         )
 
     symbolic = has_symint(func)
@@ -115,6 +126,7 @@ def cpp_signature(
     symint: bool,
     cpp_no_default_args: frozenset[str] = frozenset(),
     conv: Conventions = DEFAULT_CONVENTIONS,
+    fallback_binding: bool = False,
 ) -> CppSignature:
     params = tuple(
         _params(
@@ -128,14 +140,15 @@ def cpp_signature(
     )
     if faithful:
         params = tuple(p.without_default() for p in params)
+    prefix = FALLBACK_PREFIX if fallback_binding else ""
     return CppSignature(
-        name=cpp_name(func, faithful=faithful, symint=symint),
+        name=prefix + cpp_name(func, faithful=faithful, symint=symint),
         params=params,
         returns=returns_type(func.returns, conv),
         method=method,
         faithful=faithful,
         symint=symint,
-        plain_name=cpp_name(func, faithful=faithful, symint=False),
+        plain_name=prefix + cpp_name(func, faithful=faithful, symint=False),
     )
 
 

@@ -1,0 +1,124 @@
+"""The ``headers`` target: every ATen C++ header, per operator and umbrella.
+
+This module only lays files out: it builds the :class:`Catalog` once, asks
+each family module for its view objects and renders them with the
+package's templates.  Paths are relative to the output directory, which a
+C++ build puts first on its include path (``#include <ATen/ops/add.h>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.aten.headers import (
+    dispatch_keys,
+    functions,
+    metas,
+    natives,
+    ops_structs,
+    redispatch,
+    registration_decls,
+    tensor_body,
+)
+from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.registry import EmitOptions
+from schemac.backends.templating import Templates, module_sources
+from schemac.ir.module import Module
+
+OPS_DIR = "ATen/ops"
+
+
+@attrs.frozen
+class _Renderer:
+    templates: Templates
+    sources: tuple[str, ...]
+
+    def file(
+        self, path: str, template: str, view: object, family: Family | None = None
+    ) -> GeneratedFile:
+        text = self.templates.render(template, view, sources=self.sources)
+        span = family.entries[0].fn.span if family is not None else None
+        return GeneratedFile(path, text) if span is None else GeneratedFile(path, text, span=span)
+
+
+def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
+    for family in catalog.families:
+        root = family.root
+        yield r.file(
+            f"{OPS_DIR}/{root}_ops.h",
+            "operator_structs.h.mako",
+            ops_structs.operators_header(family),
+            family,
+        )
+        yield r.file(
+            f"{OPS_DIR}/{root}.h", "function.h.mako", functions.function_header(family), family
+        )
+        yield r.file(
+            f"{OPS_DIR}/{root}_native.h",
+            "native.h.mako",
+            natives.native_header(family, catalog),
+            family,
+        )
+        meta = metas.meta_header(family)
+        if meta is not None:
+            yield r.file(f"{OPS_DIR}/{root}_meta.h", "meta.h.mako", meta, family)
+
+
+def _per_key(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
+    for key in dispatch_keys.HEADER_KEYS:
+        umbrella, headers = dispatch_keys.key_headers(catalog, key)
+        for header in headers:
+            yield r.file(header.path, "dispatch.h.mako", header)
+        yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
+        yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
+
+
+def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
+    yield r.file("ATen/Operators.h", "Operators.h.mako", ops_structs.all_operators(catalog))
+    yield r.file(
+        "ATen/MethodOperators.h", "MethodOperators.h.mako", ops_structs.method_operators(catalog)
+    )
+    yield r.file("ATen/Functions.h", "Functions.h.mako", functions.functions_umbrella(catalog))
+    yield r.file(
+        "ATen/NativeFunctions.h", "NativeFunctions.h.mako", natives.native_umbrella(catalog)
+    )
+    yield r.file(
+        "ATen/NativeMetaFunctions.h", "NativeMetaFunctions.h.mako", metas.meta_umbrella(catalog)
+    )
+    yield r.file(
+        "ATen/RedispatchFunctions.h",
+        "RedispatchFunctions.h.mako",
+        redispatch.redispatch_header(catalog),
+    )
+    yield r.file(
+        "ATen/RegistrationDeclarations.h",
+        "RegistrationDeclarations.h.mako",
+        registration_decls.registration_declarations(catalog),
+    )
+    yield r.file("ATen/core/TensorBody.h", "TensorBody.h.mako", tensor_body.tensor_body(catalog))
+
+
+def emit_headers(module: Module) -> tuple[GeneratedFile, ...]:
+    catalog = build_catalog(module)
+    renderer = _Renderer(Templates(__package__ or ""), module_sources(module))
+    return (
+        *_per_operator(renderer, catalog),
+        *_per_key(renderer, catalog),
+        *_umbrellas(renderer, catalog),
+    )
+
+
+@attrs.frozen
+class HeadersBackend:
+    name: str = "aten-headers"
+    description: str = "ATen C++ headers: ops/*.h, Functions.h, Operators.h, TensorBody.h, ..."
+    targets: tuple[str, ...] = ("headers",)
+
+    def emit(self, module: Module, options: EmitOptions) -> tuple[GeneratedFile, ...]:
+        return emit_headers(module)
+
+
+BACKEND = HeadersBackend()

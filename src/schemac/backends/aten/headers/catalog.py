@@ -1,0 +1,185 @@
+"""The operators of a module, arranged the way ATen's headers are split.
+
+Per-operator headers are named after an operator's *root* name (``add`` for
+``add.Tensor``, ``add_.Tensor`` and ``add.out``; ``and`` for ``__and__``), so
+every emitter starts from the same question: which functions, which variant
+groups, which structured groups share a root name.  :class:`Catalog`
+answers it once, and carries each function's signature views
+(:class:`Entry`) so that no emitter computes a view itself.
+
+The module must have been through the resolution and grouping passes; a
+function without a resolved dispatch table is a pipeline error, not an input
+error, and raises ``KeyError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.aten.signatures import (
+    CppSignatureGroup,
+    DispatcherSignature,
+    cpp_signature_group,
+    dispatcher_signature,
+    has_symint,
+)
+from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
+from schemac.backends.aten.signatures.structured import StructuredMeta, structured_meta
+from schemac.ir.groups import VariantGroup
+from schemac.ir.module import Module
+from schemac.ir.names import OperatorName
+from schemac.ir.native import NativeFunction, Variant
+from schemac.ir.resolved import Kernel, Resolution
+
+
+@attrs.frozen
+class Entry:
+    """One native function with its resolved dispatch and its C++ views."""
+
+    fn: NativeFunction
+    resolution: Resolution
+    #: ``at::`` overloads as Functions.h declares them (``__dispatch_*`` for
+    #: ``manual_cpp_binding`` operators).
+    functions: CppSignatureGroup
+    #: ``at::`` overloads as the per-dispatch-key namespaces declare them
+    #: (never a fallback binding).
+    direct: CppSignatureGroup
+    #: ``Tensor::`` overloads; None unless the operator is a method.
+    methods: CppSignatureGroup | None
+    dispatcher: DispatcherSignature
+    #: ``add_Tensor``: the operator's struct in ``at::_ops``.
+    struct_name: str
+
+    @property
+    def name(self) -> OperatorName:
+        return self.fn.func.name
+
+    @property
+    def schema(self) -> str:
+        return str(self.fn.func)
+
+    @property
+    def qualified_schema(self) -> str:
+        return f"{self.fn.namespace}::{self.fn.func}"
+
+    @property
+    def is_function(self) -> bool:
+        return Variant.function in self.fn.variants
+
+    @property
+    def has_symint(self) -> bool:
+        return has_symint(self.fn.func)
+
+    def kernel(self, key: str) -> Kernel | None:
+        return self.resolution.dispatch.get(key)
+
+
+def _entry(fn: NativeFunction, resolution: Resolution) -> Entry:
+    is_method = Variant.method in fn.variants
+    return Entry(
+        fn=fn,
+        resolution=resolution,
+        functions=cpp_signature_group(fn, fallback_binding=fn.manual_cpp_binding),
+        direct=cpp_signature_group(fn),
+        methods=(
+            cpp_signature_group(fn, method=True, fallback_binding=fn.manual_cpp_binding)
+            if is_method
+            else None
+        ),
+        dispatcher=dispatcher_signature(fn),
+        struct_name=unambiguous_name(fn.func),
+    )
+
+
+@attrs.frozen
+class Group:
+    """A variant group with its members' entries (see :class:`~schemac.ir.groups.VariantGroup`)."""
+
+    functional: Entry
+    out: Entry
+    inplace: Entry | None = None
+    mutable: Entry | None = None
+    #: The meta class when the out= member is a structured kernel.
+    meta: StructuredMeta | None = None
+
+    @property
+    def structured(self) -> bool:
+        return self.meta is not None
+
+    def members(self) -> Iterator[Entry]:
+        yield self.functional
+        yield self.out
+        if self.inplace is not None:
+            yield self.inplace
+        if self.mutable is not None:
+            yield self.mutable
+
+
+#: One item of a grouped listing: a variant group, or a function in none.
+Item = Group | Entry
+
+
+@attrs.frozen
+class Family:
+    """Everything sharing one root name: the contents of one set of ``ops/`` headers."""
+
+    root: str
+    entries: tuple[Entry, ...]
+    items: tuple[Item, ...]
+
+    @property
+    def structured_groups(self) -> tuple[Group, ...]:
+        return tuple(i for i in self.items if isinstance(i, Group) and i.structured)
+
+    @property
+    def has_methods(self) -> bool:
+        return any(e.methods is not None for e in self.entries)
+
+
+@attrs.frozen
+class Catalog:
+    #: Families in order of first appearance; each family's entries in module order.
+    families: tuple[Family, ...]
+    #: Every dispatch key some function has a kernel for, in order of first appearance.
+    dispatch_keys: tuple[str, ...]
+    #: Every function, in module order.
+    entries: tuple[Entry, ...]
+
+
+def build_catalog(module: Module) -> Catalog:
+    entries = {f.func.name: _entry(f, module.resolution(f.func.name)) for f in module.functions}
+
+    def item(grouped: VariantGroup | OperatorName) -> Item:
+        if not isinstance(grouped, VariantGroup):
+            return entries[grouped]
+        return Group(
+            functional=entries[grouped.functional],
+            out=entries[grouped.out],
+            inplace=None if grouped.inplace is None else entries[grouped.inplace],
+            mutable=None if grouped.mutable is None else entries[grouped.mutable],
+            meta=(
+                structured_meta(entries[grouped.functional].fn.func, entries[grouped.out].fn)
+                if grouped.structured
+                else None
+            ),
+        )
+
+    by_root: dict[str, list[Entry]] = {}
+    for entry in entries.values():
+        by_root.setdefault(root_name(entry.fn.func), []).append(entry)
+    items_by_root: dict[str, list[Item]] = {}
+    for grouped in module.grouped_functions:
+        it = item(grouped)
+        head = it.functional if isinstance(it, Group) else it
+        items_by_root.setdefault(root_name(head.fn.func), []).append(it)
+
+    keys: dict[str, None] = {}
+    for entry in entries.values():
+        keys.update(dict.fromkeys(entry.resolution.dispatch))
+    families = tuple(
+        Family(root, tuple(members), tuple(items_by_root.get(root, ())))
+        for root, members in by_root.items()
+    )
+    return Catalog(families=families, dispatch_keys=tuple(keys), entries=tuple(entries.values()))

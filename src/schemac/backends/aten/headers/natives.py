@@ -1,0 +1,141 @@
+"""``ops/<op>_native.h`` and ``NativeFunctions.h``: declarations of the kernels.
+
+For every dispatch key of every function, the kernel its dispatch table
+names is declared in its C++ namespace (``at::native`` unless the YAML said
+``ns::kernel``): an ordinary kernel as a function in the native view, a
+structured kernel as the class that implements ``impl()`` for one backend,
+deriving from the operator's meta class.  A kernel shared by several keys
+or functions is declared once.  Kernels named ``legacy::...`` are bound
+elsewhere and not declared.
+
+Variant groups are asked for their kernel through the out= member, the one
+a structured kernel is written for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import ClassVar
+
+import attrs
+
+from schemac.backends.aten.headers.catalog import Catalog, Entry, Family, Group
+from schemac.backends.aten.signatures import native_signature, structured_impl
+
+LEGACY_MARK = "legacy::"
+
+#: Keys whose kernels live in a separate shared library with its own export macro.
+_EXPORT_MACROS = {"XPU": "TORCH_XPU_API"}
+DEFAULT_EXPORT = "TORCH_API"
+
+
+#: Keys whose kernels are not declared: MTIA's live out of tree, and only a
+#: build that enables MTIA (torchgen's ``--mtia``) declares them.
+UNDECLARED_KEYS = frozenset({"MTIA"})
+
+
+def export_macro(key: str) -> str:
+    return _EXPORT_MACROS.get(key, DEFAULT_EXPORT)
+
+
+@attrs.frozen
+class StructuredKernelDecl:
+    structured: ClassVar[bool] = True
+
+    export: str
+    class_name: str
+    base_class: str
+    impl: str
+
+
+@attrs.frozen
+class KernelDecl:
+    structured: ClassVar[bool] = False
+
+    decl: str
+
+
+Declaration = StructuredKernelDecl | KernelDecl
+
+
+@attrs.frozen
+class NamespaceDecls:
+    namespace: str
+    declarations: tuple[Declaration, ...]
+
+
+def _unstructured(entry: Entry, key: str) -> Iterator[Declaration]:
+    kernel = entry.kernel(key)
+    if kernel is None or kernel.name.startswith(LEGACY_MARK):
+        return
+    sig = native_signature(entry.fn, kernel=kernel.name)
+    yield KernelDecl(f"{DEFAULT_EXPORT} {sig.decl(kernel.name)};")
+
+
+def _declarations(item: Group | Entry, key: str) -> Iterator[tuple[str, Declaration]]:
+    if isinstance(item, Entry):
+        kernel = item.kernel(key)
+        for decl in _unstructured(item, key):
+            yield (kernel.namespace if kernel else "", decl)
+        return
+    kernel = item.out.kernel(key)
+    if item.meta is not None and kernel is not None and kernel.structured:
+        impl = structured_impl(item.meta, item.out.fn, kernel.name)
+        yield (
+            kernel.namespace,
+            StructuredKernelDecl(
+                export_macro(key),
+                impl.class_name,
+                item.meta.qualified_class_name,
+                impl.impl.decl(),
+            ),
+        )
+        return
+    for member in item.members():
+        member_kernel = member.kernel(key)
+        for decl in _unstructured(member, key):
+            yield (member_kernel.namespace if member_kernel else "", decl)
+
+
+def kernel_declarations(
+    items: tuple[Group | Entry, ...], keys: tuple[str, ...]
+) -> tuple[NamespaceDecls, ...]:
+    by_namespace: dict[str, dict[Declaration, None]] = {}
+    for item in items:
+        for key in keys:
+            for namespace, decl in _declarations(item, key):
+                by_namespace.setdefault(namespace, {})[decl] = None
+    return tuple(NamespaceDecls(ns, tuple(decls)) for ns, decls in by_namespace.items())
+
+
+def declared_keys(catalog: Catalog) -> tuple[str, ...]:
+    return tuple(k for k in catalog.dispatch_keys if k not in UNDECLARED_KEYS)
+
+
+@attrs.frozen
+class NativeHeader:
+    """One ``ops/<op>_native.h``."""
+
+    root: str
+    #: Structured operators' kernel classes derive from the meta classes.
+    includes_meta: bool
+    namespaces: tuple[NamespaceDecls, ...]
+
+
+def native_header(family: Family, catalog: Catalog) -> NativeHeader:
+    return NativeHeader(
+        root=family.root,
+        includes_meta=bool(family.structured_groups),
+        namespaces=kernel_declarations(family.items, declared_keys(catalog)),
+    )
+
+
+@attrs.frozen
+class NativeUmbrella:
+    includes: tuple[str, ...]
+
+
+def native_umbrella(catalog: Catalog) -> NativeUmbrella:
+    return NativeUmbrella(
+        tuple(f"ATen/ops/{r}_native.h" for r in sorted(f.root for f in catalog.families))
+    )
