@@ -104,6 +104,7 @@ def test_node_names_and_variant_matching(tmp_path: Path) -> None:
     by_name = {str(e.function): e for e in table.functions}
     add = by_name["add.Tensor"]
     assert add.nodes == (("Default", "AddBackward0"),) and add.exact_match
+    assert table.for_function(add.function) is add
     # The in-place variant borrows the functional formulas and node.
     add_ = by_name["add_.Tensor"]
     assert add_.nodes == (("Default", "AddBackward0"),) and not add_.exact_match

@@ -17,6 +17,7 @@ the :class:`SavedProperty`.
 from __future__ import annotations
 
 import enum
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -177,16 +178,20 @@ class FunctionAutograd:
         return tuple((info.dispatch_key, info.node) for info in self.infos)
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class AutogradTable:
     """The derivative-matching pass's result for a whole module."""
 
     functions: tuple[FunctionAutograd, ...] = ()
     #: Every autograd key some derivatives.yaml entry uses (``Default`` included).
     used_dispatch_keys: tuple[str, ...] = ()
+    # A plain attribute, not a field (hence no slots), so printers walking
+    # the fields do not print it; backends look functions up once each.
+    if TYPE_CHECKING:
+        _by_name: dict[OperatorName, FunctionAutograd]
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_by_name", {e.function: e for e in self.functions})
 
     def for_function(self, name: OperatorName) -> FunctionAutograd | None:
-        for entry in self.functions:
-            if entry.function == name:
-                return entry
-        return None
+        return self._by_name.get(name)
