@@ -1,9 +1,13 @@
 """IR invariants the pass manager checks between passes (``--verify``).
 
 A pass that breaks one of these has a bug; user errors are reported by the
-passes themselves.  The checks depend on which facts have been provided so
-far: before ``group-variants`` ran, an empty ``grouped_functions`` is fine;
-after it, every function must be listed exactly once.
+passes themselves.  Checked: operator names are unique; every function has
+exactly one resolved dispatch table whose keys are dispatch keys with a
+named kernel; every function is listed exactly once in each grouping, each
+group member has its role's schema kind; synthesised functions are tagged.
+The checks depend on which facts have been provided so far: before
+``group-variants`` ran, an empty ``grouped_functions`` is fine; after it,
+every function must be listed exactly once.
 """
 
 from __future__ import annotations
@@ -12,10 +16,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from schemac.diagnostics import NO_SPAN, Diagnostic, PassError, Span
+from schemac.ir.dispatch import CODEGEN_DISPATCH_KEYS
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.schema import SchemaKind
+
+_CODEGEN_KEYS = frozenset(CODEGEN_DISPATCH_KEYS)
 
 
 class VerificationError(PassError):
@@ -54,9 +61,14 @@ def _resolutions(module: Module) -> Iterator[Diagnostic]:
     for f in module.functions:
         if f.name not in module.resolutions:
             yield Diagnostic(f.span, f"'{f.name}' has no resolved dispatch table")
-    for name in module.resolutions:
+    for name, resolution in module.resolutions.items():
         if name not in names:
             yield Diagnostic(NO_SPAN, f"resolved dispatch table for unknown operator '{name}'")
+        for key, kernel in resolution.dispatch.items():
+            if key not in _CODEGEN_KEYS or not kernel.name:
+                yield Diagnostic(
+                    _span(module, name), f"'{name}' has an unresolved dispatch entry '{key}'"
+                )
 
 
 _EXPECTED_KIND = {
