@@ -174,3 +174,25 @@ def test_function_checks(load_yaml: LoadYaml) -> None:
         (7, 26, "argument name 'lambda' is a Python keyword"),
         (9, 9, "'t_' is tagged inplace_view but there is no view operator 't'"),
     ]
+
+
+def test_custom_namespace(load_yaml: LoadYaml) -> None:
+    module = run(
+        load_yaml(
+            """\
+- func: myops::scale(Tensor self, float k) -> Tensor
+- func: myops::scale.out(Tensor self, float k, *, Tensor(a!) out) -> Tensor(a!)
+  dispatch:
+    CPU: myops::scale_out_cpu
+"""
+        )
+    )
+    scale, scale_out = module.functions
+    assert scale.namespace == "myops" and str(scale.func).startswith("scale(")
+    assert scale.tags == ()  # pt2_compliant_tag is implied for aten only
+    assert scale_out.tags == ("out",)
+    kernel = module.resolution(scale_out.name).dispatch["CPU"]
+    assert (kernel.namespace, kernel.name) == ("myops::native", "scale_out_cpu")
+    assert module.resolution(scale.name).dispatch["CompositeImplicitAutograd"].name == "scale"
+    (group,) = module.groups
+    assert (group.functional, group.out) == (scale.name, scale_out.name)
