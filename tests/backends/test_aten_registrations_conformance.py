@@ -103,3 +103,15 @@ def test_parser_sees_registrations() -> None:
     assert parse_registrations([text]) == {
         "add.Tensor": ("wrapper_CPU_add_Tensor", "at::Tensor", "const at::Tensor & self")
     }
+
+
+def test_backend_select_matches(torchgen_aten_dir: Path, schemac_module: Module) -> None:
+    (ours,) = (
+        f for f in emit_targets(schemac_module, ("schema",)) if f.path.endswith("BackendSelect.cpp")
+    )
+    reference = (torchgen_aten_dir / "RegisterBackendSelect.cpp").read_text()
+    heads = re.compile(r"^C10_ALWAYS_INLINE\n(.*) \{$", re.M)
+    impls = re.compile(r'm\.impl\("([^"]+)"')
+    assert sorted(impls.findall(ours.text)) == sorted(impls.findall(reference))
+    assert len(impls.findall(reference)) > 50
+    assert sorted(heads.findall(ours.text)) == sorted(heads.findall(reference))
