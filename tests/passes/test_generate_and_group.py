@@ -151,3 +151,26 @@ def test_family_without_functional(load_yaml: LoadYaml) -> None:
     assert errors == [
         (1, 9, "the family of 'foo_' has variants 'foo_', 'foo.out' but no functional one"),
     ]
+
+
+def test_unsynthesisable_out_variant(load_yaml: LoadYaml) -> None:
+    # A Tensor and an int: the out= form would have to return the int but
+    # alias its out argument, which no schema can do.
+    errors = pass_errors(
+        load_yaml(
+            """\
+- func: mixed(Tensor self) -> (Tensor, int)
+  dispatch:
+    CPU: mixed
+  autogen: mixed.out
+"""
+        )
+    )
+    assert errors == [
+        (
+            4,
+            12,
+            "cannot synthesise the out= variant of 'mixed': return 'int' does not alias "
+            "out argument 'out0'",
+        ),
+    ]

@@ -28,11 +28,12 @@ the known exceptions listed in the pass's options.
 from __future__ import annotations
 
 import string
+from collections.abc import Callable
 from typing import ClassVar
 
 import attrs
 
-from schemac.diagnostics import DiagnosticSink, PassError
+from schemac.diagnostics import DiagnosticSink, PassError, SchemacError
 from schemac.ir.dispatch import COMPOSITE_EXPLICIT
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.module import Module
@@ -51,6 +52,7 @@ from schemac.ir.signature import signature, signature_arguments
 from schemac.ir.types import TENSOR, BaseTy, is_like
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.families import bucket_by_signature
+from schemac.passes.function_checks import first_span
 from schemac.passes.resolve import default_kernel_name
 
 #: Tags a synthesised function inherits from the function it is built from.
@@ -180,11 +182,35 @@ class GenerateVariants(Pass):
             )
         wants_out = any("out" in str(name) for name in source.autogen)
         if out is None and can_have_out and wants_out:
-            synthesised = _synthesise(source, out_variant_schema(source.func), module)
+            schema = _build(out_variant_schema, source, "out=", sink)
+            if schema is None:
+                return
+            synthesised = _synthesise(source, schema, module)
             new.append(synthesised)
             out = synthesised[0]
         if SchemaKind.functional not in members and out is not None:
-            new.append(_synthesise(source, functional_variant_schema(source.func), module))
+            schema = _build(functional_variant_schema, source, "functional", sink)
+            if schema is not None:
+                new.append(_synthesise(source, schema, module))
+
+
+def _build(
+    make: Callable[[FunctionSchema], FunctionSchema],
+    source: NativeFunction,
+    what: str,
+    sink: DiagnosticSink,
+) -> FunctionSchema | None:
+    """The synthesised schema, or None after reporting why it is not a valid one."""
+    try:
+        return make(source.func)
+    except SchemacError as error:
+        reasons = "; ".join(d.message for d in error.diagnostics)
+        sink.error(
+            first_span(source, "autogen", "func"),
+            f"cannot synthesise the {what} variant of '{source.name}': {reasons}",
+            "write the variant in the file instead of listing it in 'autogen'",
+        )
+        return None
 
 
 def is_view_op(f: NativeFunction) -> bool:
