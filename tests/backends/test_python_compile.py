@@ -1,11 +1,14 @@
 """The generated binding C++ is real C++: g++ -fsyntax-only against torch's headers.
 
 schemac compiles the installed torch's YAML with ``-t python``; the variable
-methods file and one torch-functions shard are then checked by g++ with the
+methods file one torch-functions shard and one autograd-node shard are then checked by g++ with the
 torch and Python include directories.  The generated files include
 ``torch/csrc/autograd/generated/python_return_types.h``, which is schemac's own
 output here: the output directory is mapped to that path and put first on the
 include path, so the check fails if schemac's header and bindings disagree.
+``python_functions_0.cpp`` (autograd nodes' Python properties) is checked
+against torch's installed Functions.h: every member it reads must exist there
+with a type its getter accepts.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
         path.write_text(file.text)
     shim = out / "include/torch/csrc/autograd/generated"
     shim.mkdir(parents=True)
-    shutil.copy(out / "python/python_return_types.h", shim / "python_return_types.h")
+    for header in ("python_return_types.h", "python_functions.h"):
+        shutil.copy(out / "python" / header, shim / header)
     return out
 
 

@@ -15,6 +15,7 @@ import attrs
 
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.python.autograd_nodes import NodeView, node_views
 from schemac.backends.python.bindings import binding_view, forward_declaration, method_table_entry
 from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
 from schemac.backends.python.return_types import StructSeq, structseqs
@@ -123,10 +124,34 @@ def return_type_files(
         yield GeneratedFile(_path(name), templates.render(f"{name}.mako", view, sources=sources))
 
 
+#: PyTorch's build compiles exactly this many python_functions_<i>.cpp files.
+AUTOGRAD_NODE_SHARDS = 5
+
+
+@attrs.frozen
+class NodeFileView:
+    nodes: tuple[NodeView, ...]
+    shard_id: str = ""
+    shards: int = AUTOGRAD_NODE_SHARDS
+
+
+def autograd_node_files(module: Module, templates: Templates) -> Iterator[GeneratedFile]:
+    sources = module_sources(module, derivatives=True)
+    header = templates.render("python_functions.h.mako", NodeFileView(()), sources=sources)
+    yield GeneratedFile(_path("python_functions.h"), header)
+    layout = ShardedFile("python_functions.cpp", AUTOGRAD_NODE_SHARDS)
+    shards = sharded(node_views(module), lambda node: node.key, AUTOGRAD_NODE_SHARDS)
+    for index, nodes in enumerate(shards):
+        view = NodeFileView(nodes, shard_id=f"_{index}")
+        text = templates.render("python_functions.cpp.mako", view, sources=sources)
+        yield GeneratedFile(_path(layout.shard_path(index)), text)
+
+
 def emit_python(module: Module) -> list[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
     bindings = python_bindings(module)
     return [
         *binding_files(module, bindings, templates),
         *return_type_files(module, bindings, templates),
+        *autograd_node_files(module, templates),
     ]
