@@ -18,8 +18,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-import attrs
-
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -27,7 +25,7 @@ from schemac.cli_pipeline import (
     register_passes_command,
     run_requested_passes,
 )
-from schemac.cli_selection import add_select_argument
+from schemac.cli_selection import add_select_argument, with_selection
 from schemac.diagnostics import SchemacError, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
@@ -192,7 +190,6 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
 def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
-    from schemac.frontend.selection import load_selection
     from schemac.passes.base import PassContext
     from schemac.passes.manager import PassManager
 
@@ -202,14 +199,8 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
         return 2
-    passes = PassManager.default().passes
-    if args.select is not None:
-        selection = load_selection(args.select)
-        passes = tuple(
-            attrs.evolve(p, selection=selection) if p.name == "selective-build" else p
-            for p in passes
-        )
-    module = PassManager(passes).run(PassContext(), load_inputs(args)).module
+    manager = with_selection(PassManager.default(), args.select)
+    module = manager.run(PassContext(), load_inputs(args)).module
     try:
         result = compile_to_directory(
             module,
