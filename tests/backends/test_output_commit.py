@@ -76,6 +76,16 @@ def test_stale_files_of_compiled_targets_are_removed(tmp_path: Path) -> None:
     assert read_manifest(out) == {"a.h": "schema", "py.h": "python"}
 
 
+def test_a_file_may_replace_a_directory_of_stale_files_and_back(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    commit([GeneratedFile("a/b.h", "1", target="schema")], out, targets=["schema"])
+    report = commit([GeneratedFile("a", "2", target="schema")], out, targets=["schema"])
+    assert (report.created, report.removed) == (("a",), ("a/b.h",))
+    assert (out / "a").read_text() == "2"
+    commit([GeneratedFile("a/b.h", "3", target="schema")], out, targets=["schema"])
+    assert (out / "a/b.h").read_text() == "3"
+
+
 def test_a_tampered_manifest_cannot_delete_outside_out(tmp_path: Path) -> None:
     out = tmp_path / "out"
     victim = tmp_path / "victim.h"

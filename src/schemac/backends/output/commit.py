@@ -131,7 +131,7 @@ def commit(
         if _same_bytes(destination, file.data):
             unchanged.append(file.path)
             continue
-        (updated if destination.exists() else created).append(file.path)
+        (updated if destination.is_file() else created).append(file.path)
         to_write.append(file)
 
     stale = sorted(
@@ -160,12 +160,14 @@ def commit(
     try:
         staged = _stage(staging, to_write, manifest if manifest_changed else None)
         out_dir.mkdir(parents=True, exist_ok=True)
+        # Stale files go first: a new file may take the place of a directory
+        # that only stale files kept alive (``a/b.h`` before, ``a`` now).
+        for path in removed:
+            _remove_stale(out_dir, path)
         for relative, source in staged:
             destination = out_dir / relative
             destination.parent.mkdir(parents=True, exist_ok=True)
             os.replace(source, destination)
-        for path in removed:
-            _remove_stale(out_dir, path)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return report
