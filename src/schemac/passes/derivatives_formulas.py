@@ -47,6 +47,11 @@ NON_DIFFERENTIABLE = "non_differentiable"
 AUTO_ELEMENT_WISE = "auto_element_wise"
 AUTO_LINEAR = "auto_linear"
 
+#: ``self`` + these name a saved property a formula may also spell out.
+_SAVED_SUFFIXES = tuple(
+    p.value for p in SavedProperty if p not in (SavedProperty.value, SavedProperty.sym_argsize)
+)
+
 #: Names every backward formula may use besides arguments and results.
 BACKWARD_BUILTINS = frozenset({"grad", "grads", "grad_input_mask", "retain_variables"})
 
@@ -160,7 +165,7 @@ def _backward(
     allowed = set(BACKWARD_BUILTINS) | set(available)
     for name, _ in cpp_args + returns:
         allowed.add(name)
-        allowed.update(name + p.value for p in SavedProperty if p is not SavedProperty.sym_argsize)
+        allowed.update(name + suffix for suffix in _SAVED_SUFFIXES)
     if is_foreach(schema):
         allowed.add("i")
     _check_names(formula, allowed, scope, sink)
