@@ -81,7 +81,7 @@ def test_registrations_compile(
     sources = _sources(
         aten, ("RegisterCPU_*.cpp", "RegisterMeta_*.cpp", "RegisterComposite*_*.cpp",
                "RegisterSchema.cpp",
-            "RegisterBackendSelect.cpp", "Operators_*.cpp")
+            "RegisterBackendSelect.cpp", "CompositeViewCopyKernels.cpp", "Operators_*.cpp")
     )  # fmt: skip
     # 4 CPU shards, Meta, 4 composite keys, RegisterSchema: the files must exist.
     assert len(sources) >= 10, [p.name for p in sources]

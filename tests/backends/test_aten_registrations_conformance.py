@@ -115,3 +115,23 @@ def test_backend_select_matches(torchgen_aten_dir: Path, schemac_module: Module)
     assert sorted(impls.findall(ours.text)) == sorted(impls.findall(reference))
     assert len(impls.findall(reference)) > 50
     assert sorted(heads.findall(ours.text)) == sorted(heads.findall(reference))
+
+
+def _function_heads(text: str) -> list[str]:
+    heads = re.compile(r"^([A-Za-z:][^\n]* \w+\(.*\)) \{$", re.M)
+    # c10::SymIntArrayRef and at::SymIntArrayRef are one type, spelled two ways.
+    return sorted(
+        h.replace("at::SymIntArrayRef", "c10::SymIntArrayRef") for h in heads.findall(text)
+    )
+
+
+def test_view_copy_kernels_match(torchgen_aten_dir: Path, schemac_module: Module) -> None:
+    (ours,) = (
+        f
+        for f in emit_targets(schemac_module, ("composite",))
+        if f.path.endswith("ViewCopyKernels.cpp")
+    )
+    reference = (torchgen_aten_dir / "CompositeViewCopyKernels.cpp").read_text()
+    expected = _function_heads(reference)
+    assert len(expected) > 400
+    assert _function_heads(ours.text) == expected

@@ -116,6 +116,11 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("cpu", "cuda", "mps", "xpu", "meta", "composite", "quantized", "sparse", "sparsecsr",
          "nested", "hpu", "mkldnn", "zerotensor", "mtia"),
     ),
+    BackendEntry(
+        "aten-view-copy-kernels",
+        "schemac.backends.aten.registrations.view_copy:BACKEND",
+        ("composite",),
+    ),
     BackendEntry("python-bindings", "schemac.backends.python.backend:BACKEND", ("python",)),
 )
 

@@ -66,6 +66,10 @@ _CONVERSIONS: dict[tuple[str, str], str] = {
         "at::OptionalScalarRef",
     ): "({n}.has_value() ? at::OptionalScalarRef(&({n}.value())) : at::OptionalScalarRef())",
     ("at::TensorList", "at::ITensorListRef"): "{n}",
+    # a plain value where an optional is expected (implicit in C++)
+    ("at::ScalarType", "::std::optional<at::ScalarType>"): "{n}",
+    ("at::Layout", "::std::optional<at::Layout>"): "{n}",
+    ("at::Device", "::std::optional<at::Device>"): "{n}",
     ("c10::List<::std::optional<at::Tensor>>", "at::IOptTensorListRef"): "{n}",
 }
 
