@@ -178,6 +178,12 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "--depfile", type=Path, metavar="FILE", help="write a make-style depfile: outputs: inputs"
     )
     parser.add_argument(
+        "--outputs-list",
+        type=Path,
+        metavar="FILE",
+        help="write the path of every output, one a line (for build systems)",
+    )
+    parser.add_argument(
         "--select",
         type=Path,
         metavar="SEL",
@@ -208,6 +214,7 @@ def _compile(args: argparse.Namespace) -> int:
             args.out,
             dry_run=args.dry_run,
             depfile=args.depfile,
+            outputs_list=args.outputs_list,
             extra_inputs=() if args.select is None else (str(args.select),),
         )
     except OSError as error:

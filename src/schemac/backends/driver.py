@@ -50,19 +50,25 @@ def compile_to_directory(
     *,
     dry_run: bool = False,
     depfile: Path | None = None,
+    outputs_list: Path | None = None,
     extra_inputs: Sequence[str] = (),
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
     Everything is emitted (and every error raised) before ``out_dir`` is
     touched.  The depfile lists every output against every input YAML file
-    (plus ``extra_inputs``, such as a selection file); a dry run writes
-    neither outputs nor depfile.
+    (plus ``extra_inputs``, such as a selection file); the outputs list names
+    every output, one ``OUT/path`` a line, for build systems that must know the
+    files before they exist.  A dry run writes none of these.
     """
     files = emit_targets(module, targets)
     report = commit(files, out_dir, targets=targets, dry_run=dry_run)
-    if depfile is not None and not dry_run:
+    if dry_run:
+        return CompileResult(files, report)
+    outputs = [str(out_dir / f.path) for f in files]
+    if depfile is not None:
         inputs = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
-        outputs = [str(out_dir / f.path) for f in files]
         write_if_changed(depfile, depfile_text(outputs, inputs))
+    if outputs_list is not None:
+        write_if_changed(outputs_list, "".join(f"{path}\n" for path in outputs))
     return CompileResult(files, report)
