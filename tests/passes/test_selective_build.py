@@ -367,3 +367,16 @@ def test_dump_ir_select(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     code = main(["dump-ir", native, "--select", str(tmp_path / "bad.txt")])
     assert code == 1
     assert "bad.txt:2:1: error: malformed operator name 'neg'" in capsys.readouterr().err
+
+
+def test_format_is_told_by_suffix_or_content(tmp_path: Path) -> None:
+    names = "aten::add\naten::mul.Tensor  # used by the model\n"
+    mapping = "operators:\n  aten::add: {}\n"
+    for file, text, count in [
+        ("ops", names, 2),
+        ("selection", mapping, 1),
+        ("ops.list", "- aten::add\n", 1),
+        ("ops.txt", names, 2),
+    ]:
+        (tmp_path / file).write_text(text, encoding="utf-8")
+        assert len(load_selection(tmp_path / file).operators) == count, file

@@ -7,6 +7,9 @@ Three spellings are accepted, all the ones PyTorch's build reads:
 - a YAML list of operator names;
 - a text file with one operator name per line (``#`` starts a comment).
 
+``.yaml``/``.yml`` files are YAML, ``.txt`` files text; any other file is
+YAML if it reads as a YAML mapping or list, text otherwise.
+
 A plain list is PyTorch's legacy allow-list: each name is selected with all
 its overloads, as a root operator, not for training, and non-operator
 selectives (dtype lists) are all kept.
@@ -67,11 +70,16 @@ def load_selection(path: str | Path, display_name: str | None = None) -> Operato
     except OSError as error:
         message = f"cannot read selection file: {error}"
         raise InputError([Diagnostic(Span.point(file, 1, 1), message)]) from None
-    return parse_selection(text, file, yaml=Path(path).suffix in _YAML_SUFFIXES)
+    suffix = Path(path).suffix
+    yaml = True if suffix in _YAML_SUFFIXES else False if suffix == ".txt" else None
+    return parse_selection(text, file, yaml=yaml)
 
 
-def parse_selection(text: str, file: str, *, yaml: bool = True) -> OperatorSelection:
+def parse_selection(text: str, file: str, *, yaml: bool | None = True) -> OperatorSelection:
+    """``yaml``: True for YAML, False for a text list, None to tell by the content."""
     sink = DiagnosticSink()
+    if yaml is None:
+        yaml = _looks_like_yaml(text, file)
     if not yaml:
         selection = _from_names(_text_names(text, file, sink), file)
         sink.raise_if_any(InputError)
@@ -95,6 +103,13 @@ def parse_selection(text: str, file: str, *, yaml: bool = True) -> OperatorSelec
         selection = OperatorSelection(source=file)
     sink.raise_if_any(InputError)
     return selection
+
+
+def _looks_like_yaml(text: str, file: str) -> bool:
+    # A name list reads as one YAML scalar (or does not parse); a selection
+    # file or a YAML list reads as a mapping or a sequence.
+    doc, problems = parse_yaml_text(text, file)
+    return not problems and doc is not None and isinstance(doc.root, (MappingNode, SequenceNode))
 
 
 def _check_name(name: str, span: Span, sink: DiagnosticSink) -> bool:
