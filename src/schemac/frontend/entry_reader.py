@@ -24,6 +24,7 @@ from schemac.frontend.yaml_nodes import (
     describe,
     scalar_value,
     span_of,
+    string_value,
 )
 
 
@@ -43,12 +44,12 @@ class EntryReader:
         self._values: dict[str, Node] = {}
         self._keys: dict[str, Node] = {}
         for key_node, value_node in node.value:
-            if not isinstance(key_node, ScalarNode) or not isinstance(scalar_value(key_node), str):
+            key = string_value(key_node)
+            if key is None:
                 sink.error(
                     self.span(key_node), f"{what} keys must be names, got {describe(key_node)}"
                 )
                 continue
-            key = key_node.value
             if key in self._keys:
                 first = self._keys[key].start_mark.line + 1
                 sink.error(
@@ -108,12 +109,10 @@ class EntryReader:
         return self.string_of(node, f"{expected} for '{key}'")
 
     def string_of(self, node: Node, expected: str) -> str | None:
-        if isinstance(node, ScalarNode):
-            value = scalar_value(node)
-            if isinstance(value, str):
-                return value
-        self.wrong_type(node, expected)
-        return None
+        value = string_value(node)
+        if value is None:
+            self.wrong_type(node, expected)
+        return value
 
     def boolean(self, key: str, default: bool) -> bool:
         node = self._values.get(key)

@@ -55,6 +55,8 @@ def piece_span(reader: EntryReader, node: ScalarNode, offset: int, length: int) 
 
 def split_pieces(text: str, separator: str = ",") -> list[tuple[str, int]]:
     """Split at ``separator``; each piece stripped, with its offset in ``text``."""
+    if separator not in text and text.strip() == text:
+        return [(text, 0)]
     pieces: list[tuple[str, int]] = []
     offset = 0
     for raw in text.split(separator):
@@ -79,26 +81,25 @@ def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
         assert isinstance(key_node, ScalarNode)
         keys: list[str] = []
         for key, offset in split_pieces(keys_text):
+            if key in KNOWN_DISPATCH_KEYS and key not in seen:
+                seen[key] = key_node.start_mark.line + 1
+                keys.append(key)
+                continue
             span = piece_span(reader, key_node, offset, len(key))
             if not key:
                 reader.sink.error(span, "empty dispatch key", "separate keys with ', '")
-                continue
-            if key not in KNOWN_DISPATCH_KEYS:
+            elif key not in KNOWN_DISPATCH_KEYS:
                 reader.sink.error(
                     span,
                     f"unknown dispatch key '{key}'",
                     did_you_mean(key, KNOWN_DISPATCH_KEYS),
                 )
-                continue
-            if key in seen:
+            else:
                 reader.sink.error(
                     span,
                     f"dispatch key '{key}' is given twice",
                     f"the first is on line {seen[key]}",
                 )
-                continue
-            seen[key] = span.line
-            keys.append(key)
         if not kernel.strip():
             reader.sink.error(reader.span(value_node), "empty kernel name")
             continue

@@ -15,17 +15,60 @@ otherwise.  Both give 0-based marks; :func:`span_of` makes them 1-based.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import attrs
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.resolver import BaseResolver, Resolver
 
 from schemac.diagnostics import Diagnostic, Span
 
+#: The tag given to plain (unquoted, untagged) scalars while composing; their
+#: YAML type (bool, int, null, ...) is resolved when a value is asked for.
+PLAIN_TAG = "tag:schemac,plain"
+
+
+class _DeferredResolver(BaseResolver):
+    """Tags plain scalars PLAIN_TAG instead of running YAML's implicit resolvers.
+
+    Resolution tries a few regular expressions per scalar and is a third of
+    composing time; almost every plain scalar in these files is a name or a
+    schema that is only ever used as a string.  :func:`scalar_value` resolves
+    on demand with the standard resolver, so values are exactly what
+    ``yaml.safe_load`` would give.
+    """
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is ScalarNode and implicit[0]:
+            return PLAIN_TAG
+        return str(super().resolve(kind, value, implicit))  # type: ignore[no-untyped-call]
+
+
 try:
-    _Loader: type = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+    from yaml._yaml import CParser
+
+    class _Composer(CParser, _DeferredResolver):
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            _DeferredResolver.__init__(self)
+
+except ImportError:  # PyYAML built without libyaml
+    from yaml.composer import Composer
+    from yaml.parser import Parser
+    from yaml.reader import Reader
+    from yaml.scanner import Scanner
+
+    class _Composer(Reader, Scanner, Parser, Composer, _DeferredResolver):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            Reader.__init__(self, stream)
+            Scanner.__init__(self)
+            Parser.__init__(self)
+            Composer.__init__(self)
+            _DeferredResolver.__init__(self)
+
+
+_STANDARD_RESOLVER = Resolver()
 
 __all__ = [
     "MappingNode",
@@ -37,6 +80,7 @@ __all__ = [
     "read_yaml",
     "scalar_value",
     "span_of",
+    "string_value",
 ]
 
 _STR = "tag:yaml.org,2002:str"
@@ -57,12 +101,11 @@ class YamlDocument:
 def span_of(file: str, node: Node) -> Span:
     """The 1-based span of ``node``; a value ending at a line break ends on its line."""
     start, end = node.start_mark, node.end_mark
-    end_line, end_column = end.line + 1, end.column + 1
     if end.column == 0 and end.line > start.line:
         # Block scalars and collections end at the start of the next line;
         # point at the end of the previous one instead.
-        end_line, end_column = end.line, start.column + 2
-    return Span(file, start.line + 1, start.column + 1, end_line, end_column)
+        return Span(file, start.line + 1, start.column + 1, end.line, start.column + 2)
+    return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
 
 
 def read_yaml(
@@ -81,7 +124,11 @@ def read_yaml(
 
 def parse_yaml_text(text: str, file: str) -> tuple[YamlDocument | None, list[Diagnostic]]:
     try:
-        root = yaml.compose(text, Loader=_Loader)
+        composer = _Composer(text)
+        try:
+            root = composer.get_single_node()
+        finally:
+            composer.dispose()
     except yaml.MarkedYAMLError as error:
         return None, [_syntax_diagnostic(file, text, error)]
     except yaml.YAMLError as error:
@@ -108,9 +155,29 @@ def _syntax_diagnostic(file: str, text: str, error: yaml.MarkedYAMLError) -> Dia
     return Diagnostic(Span.point(file, line, column), message, hint)
 
 
-def scalar_value(node: ScalarNode) -> object:
-    """The Python value of a scalar, by the tag YAML's resolver gave it."""
+def string_value(node: Node) -> str | None:
+    """The scalar's text if YAML reads it as a string, else None."""
+    if not isinstance(node, ScalarNode):
+        return None
     tag = node.tag
+    if tag == _STR:
+        return str(node.value)
+    if tag == PLAIN_TAG and _resolved_tag(node.value) == _STR:
+        return str(node.value)
+    return None
+
+
+def _resolved_tag(value: str) -> str:
+    if value and value[0] not in _STANDARD_RESOLVER.yaml_implicit_resolvers:
+        return _STR  # no implicit type starts with this character
+    return str(_STANDARD_RESOLVER.resolve(ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
+
+
+def scalar_value(node: ScalarNode) -> object:
+    """The Python value of a scalar, as ``yaml.safe_load`` would give it."""
+    tag = node.tag
+    if tag == PLAIN_TAG:
+        tag = _resolved_tag(node.value)
     if tag == _STR:
         return node.value
     if tag == _BOOL:
@@ -123,7 +190,8 @@ def scalar_value(node: ScalarNode) -> object:
         except ValueError:
             return node.value
     try:
-        return yaml.SafeLoader("").construct_object(node)
+        resolved = ScalarNode(tag, node.value, node.start_mark, node.end_mark, node.style)
+        return yaml.SafeLoader("").construct_object(resolved)
     except yaml.YAMLError:
         return node.value
 
