@@ -166,3 +166,18 @@ def test_cli_passes_and_dump_ir(
     assert len(data["functions"]) == 4 and data["groups"] == []
     assert main([*argv, "--after", "nope"]) == 2
     assert "no pass named 'nope'" in capsys.readouterr().err
+
+
+def test_gc_state_is_restored(load_yaml: LoadYaml) -> None:
+    import gc
+
+    module = load_yaml(SMALL)
+    assert gc.isenabled()
+    PassManager.default().run(PassContext(), module)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        PassManager.default().run(PassContext(), module)
+        assert not gc.isenabled()  # a caller's choice is left alone
+    finally:
+        gc.enable()
