@@ -3,8 +3,12 @@
 For every dispatch key torchgen writes a registration file for, the operator
 names registered with ``m.impl`` must be exactly torchgen's (every reference
 registration present, nothing extra), and each registered wrapper must have
-the same C++ signature (name, return type, parameter list).  The per-key
-counts are printed (``pytest -s``) and each key is its own test case.
+the same C++ signature (name, return type, parameter list) and the same body.
+The structured wrapper classes and every other function of the file (the
+``at::<key>::`` direct calls, the helpers) must be torchgen's too.  Bodies are
+compared with comments and whitespace removed: the C++ must agree, not the
+layout.  The per-key counts are printed (``pytest -s``) and each key is its own
+test case.
 """
 
 from __future__ import annotations
@@ -23,6 +27,9 @@ pytestmark = pytest.mark.torch
 
 _IMPL = re.compile(r'm\.impl\(\s*"([^"]+)",\s*TORCH_FN\((\w+)\)\);')
 _WRAPPER_HEAD = re.compile(r"^(\S.*?) (wrapper_\w+)\((.*)\) \{$", re.M)
+#: A function defined at column 0: head, name, body up to the closing brace at column 0.
+_FUNCTION = re.compile(r"^([A-Za-z:][^\n]* (\w+)\([^\n]*\)) \{\n(.*?)^\}", re.M | re.S)
+_STRUCT = re.compile(r"^struct (\w+) final : public ([\w:]+) \{\n(.*?)^\};", re.M | re.S)
 _SHARD = re.compile(r"Register(\w+?)_\d+\.cpp$")
 
 #: Registered operator -> (wrapper name, return type, parameters).
@@ -38,6 +45,33 @@ def parse_registrations(texts: Iterable[str]) -> Registrations:
             returns, params = heads.get(wrapper, ("?", "?"))
             found[match.group(1)] = (wrapper, returns, params)
     return found
+
+
+def _normalized(body: str) -> str:
+    return re.sub(r"\s+", "", re.sub(r"//[^\n]*", "", body))
+
+
+def parse_definitions(texts: Iterable[str]) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """(wrapper name -> normalized body, sorted (head, normalized body) of the other functions)."""
+    wrappers: dict[str, str] = {}
+    others: list[tuple[str, str]] = []
+    for text in texts:
+        for match in _FUNCTION.finditer(text):
+            head, name, body = match.groups()
+            if name.startswith("wrapper_"):
+                wrappers[name] = _normalized(body)
+            else:
+                others.append((head, _normalized(body)))
+    return wrappers, sorted(others)
+
+
+def parse_structs(texts: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """Structured wrapper class -> (parent class, normalized body)."""
+    return {
+        m.group(1): (m.group(2), _normalized(m.group(3)))
+        for text in texts
+        for m in _STRUCT.finditer(text)
+    }
 
 
 def _by_key(paths_and_texts: Iterable[tuple[str, str]]) -> dict[str, list[str]]:
@@ -92,6 +126,22 @@ def test_registrations_match(
     assert not missing, f"{key}: not registered: {missing[:10]}"
     assert not extra, f"{key}: registered but not by torchgen: {extra[:10]}"
     assert not different, [(n, reference[n], ours[n]) for n in different[:5]]
+
+    ref_bodies, ref_others = parse_definitions(reference_files[key])
+    our_bodies, our_others = parse_definitions(schemac_files[key])
+    body_diff = sorted(n for n in ref_bodies if our_bodies.get(n) != ref_bodies[n])
+    ref_structs, our_structs = (
+        parse_structs(reference_files[key]),
+        parse_structs(schemac_files[key]),
+    )
+    print(
+        f"  wrapper bodies {len(ref_bodies) - len(body_diff)}/{len(ref_bodies)} equal;"
+        f" structured classes {len(ref_structs)} vs {len(our_structs)};"
+        f" other functions {len(ref_others)} vs {len(our_others)}"
+    )
+    assert not body_diff, [(n, ref_bodies[n], our_bodies.get(n)) for n in body_diff[:3]]
+    assert our_structs == ref_structs
+    assert our_others == ref_others
 
 
 def test_parser_sees_registrations() -> None:
