@@ -142,6 +142,7 @@ def test_toy_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
 
 
 @pytest.mark.torch
+@pytest.mark.slow  # two whole -t all compiles of torch's YAML: about 30-60 s
 def test_torch_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     _assert_same_bytes_for_different_hash_seeds(tmp_path, ["--torch", "-t", "all"])
 

@@ -102,7 +102,7 @@ def test_wrong_bytes_are_caught_by_the_check(tmp_path, compile_cpp) -> None:
     assert "text 0" in result.stderr
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(st.lists(st.text(max_size=12), min_size=1, max_size=12))
 def test_random_texts_compile_to_their_bytes(tmp_path_factory, compile_cpp, texts) -> None:
     directory = tmp_path_factory.mktemp("literals")
