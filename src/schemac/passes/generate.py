@@ -49,7 +49,7 @@ from schemac.ir.schema import (
     SchemaKind,
 )
 from schemac.ir.signature import signature, signature_arguments
-from schemac.ir.types import TENSOR, BaseTy, is_like
+from schemac.ir.types import TENSOR, BaseTy, Type, is_like
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.families import bucket_by_signature
 from schemac.passes.function_checks import first_span
@@ -226,8 +226,8 @@ def is_view_op(f: NativeFunction) -> bool:
     return aliasing_return or inplace_view or wildcard
 
 
-def _tensor_like(ty: object) -> bool:
-    return is_like(ty, BaseTy.Tensor)  # type: ignore[arg-type]
+def _tensor_like(ty: Type) -> bool:
+    return is_like(ty, BaseTy.Tensor)
 
 
 def _out_overload(overload: str) -> str:
