@@ -153,3 +153,22 @@ def test_out_dir_is_untouched_if_staging_fails(tmp_path: Path, existing: bool) -
     else:
         assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == (["out"] if existing else [])
+
+
+def test_out_may_be_the_current_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.chdir(out)
+    report = commit(_files(a_h="A"), Path("."), targets=["schema"])
+    assert report.created == ("a.h",)
+    assert (out / "a.h").read_text() == "A"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST_NAME, "a.h"]
+
+
+def test_an_unreadable_manifest_removes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    commit(_files(a_h="A", b_h="B"), out, targets=["schema"])
+    (out / MANIFEST_NAME).write_bytes(b"\xff\xfe not utf-8")
+    assert commit(_files(a_h="A"), out, targets=["schema"]).removed == ()
+    assert (out / "b.h").exists()

@@ -76,7 +76,8 @@ def read_manifest(out_dir: Path) -> dict[str, str]:
     """
     try:
         text = (out_dir / MANIFEST_NAME).read_text(encoding="utf-8")
-    except (FileNotFoundError, NotADirectoryError):
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, UnicodeDecodeError):
+        # No usable manifest: nothing is known to be ours, so nothing is removed.
         return {}
     entries: dict[str, str] = {}
     for line in text.splitlines():
@@ -155,8 +156,11 @@ def commit(
     if dry_run:
         return report
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.schemac-", dir=out_dir.parent))
+    # Next to OUT, on the same file system, so os.replace is a rename ("-o ."
+    # needs the absolute path to have a name and a parent).
+    absolute = out_dir.absolute()
+    absolute.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{absolute.name}.schemac-", dir=absolute.parent))
     try:
         staged = _stage(staging, to_write, manifest if manifest_changed else None)
         out_dir.mkdir(parents=True, exist_ok=True)
