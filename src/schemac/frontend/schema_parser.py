@@ -360,6 +360,7 @@ class SchemaParser:
         # names and ~200 overload names; each piece is parsed once.
         self._base_names: dict[str, OperatorName] = {}
         self._overloads: set[str] = set()
+        self._base_name_shape = _base_name_shape()
 
     def parse(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
@@ -396,7 +397,7 @@ class SchemaParser:
         base_text = text if dot < 0 else text[:dot]
         base = self._base_names.get(base_text)
         if base is None:
-            base = _transform_piece(base_text, "operator_name").value  # type: ignore[attr-defined]
+            base = self._base_name(base_text)
             self._base_names[base_text] = base
         if dot < 0:
             return base
@@ -416,6 +417,32 @@ class SchemaParser:
                 [Diagnostic(Span.point(file, line, column), "expected an argument, got '*'")]
             )
         return item
+
+    def _base_name(self, text: str) -> OperatorName:
+        """``ns::name`` without an overload.
+
+        Note [Token shortcut]
+        ~~~~~~~~~~~~~~~~~~~~~
+        A base name is one or two tokens, so a Lark parse of it is mostly fixed
+        overhead, paid ~1,500 times for a real file.  When the text fully
+        matches the grammar's own NAMESPACE and BASE_NAME terminal patterns
+        (read from the loaded grammar, not restated here) it is exactly what
+        the operator_name rule accepts, and the transformer's rule for base
+        names is applied directly.  Anything else, and any name that rule
+        objects to, goes through the Lark parse for its diagnostics.
+        """
+        match = self._base_name_shape.fullmatch(text)
+        if match is not None:
+            namespace, base = match.groups()
+            transformer = _ToIR("", 1, 1)
+            span = Span("", 1, 1, 1, len(text) + 1)
+            name = transformer._base_operator_name(
+                base, namespace[:-2] if namespace else None, span
+            )
+            if not transformer.problems:
+                return OperatorName(name, "")
+        located = _transform_piece(text, "operator_name")
+        return located.value  # type: ignore[attr-defined,no-any-return]
 
     def _parse_in_pieces(
         self, text: str, file: str, line: int, column: int
@@ -465,6 +492,12 @@ class SchemaParser:
 
 def _parser() -> Lark:
     return schema_parser()
+
+
+def _base_name_shape() -> re.Pattern[str]:
+    """``[NAMESPACE] BASE_NAME`` from the grammar's terminals; see Note [Token shortcut]."""
+    patterns = {t.name: t.pattern.to_regexp() for t in _parser().terminals}
+    return re.compile(f"({patterns['NAMESPACE']})?({patterns['BASE_NAME']})")
 
 
 def _transform_piece(piece: str, start: str) -> object:
