@@ -12,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schemac import parse_schema
 from schemac.backends.python.operators import PythonBindings, is_bound, python_bindings
@@ -194,3 +196,20 @@ def test_skip_rules() -> None:
         )
     )
     assert is_bound(_fn("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"))
+
+
+@given(st.text())
+def test_parser_string_literal_fast_path_agrees_with_the_escaper(text: str) -> None:
+    from schemac.backends.cppmodel import cpp_string_literal
+    from schemac.backends.python.bindings import _string_literal
+
+    assert _string_literal(text) == cpp_string_literal(text)
+
+
+def test_parser_string_literal_escapes_string_defaults() -> None:
+    from schemac.backends.python.bindings import _string_literal
+
+    assert (
+        _string_literal('f(c10::string_view mode="mean")')
+        == '"f(c10::string_view mode=\\"mean\\")"'
+    )

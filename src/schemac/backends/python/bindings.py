@@ -51,6 +51,19 @@ class BindingView:
         return len(self.cases) == 1
 
 
+def _string_literal(text: str) -> str:
+    # Parser strings are nearly always plain printable ASCII; skip the
+    # general escaper for them (it walks the text character by character).
+    if (
+        text.isascii()
+        and text.isprintable()
+        and not any(c in text for c in '"\\')
+        and "??" not in text
+    ):
+        return f'"{text}"'
+    return cpp_string_literal(text)
+
+
 def binding_view(binding: OperatorBinding) -> BindingView:
     try:
         return _binding_view(binding)
@@ -75,7 +88,7 @@ def _binding_view(binding: OperatorBinding) -> BindingView:
         method=binding.module.method,
         takes_no_arguments=binding.takes_no_arguments,
         structseq_locals=tuple((local, seq.getter) for _, local, seq in typenames),
-        parser_strings=tuple(cpp_string_literal(g.signature.text()) for g in binding.groups),
+        parser_strings=tuple(_string_literal(g.signature.text()) for g in binding.groups),
         traceable=binding.traceable,
         max_arguments=binding.max_arguments,
         cases=tuple(cases),

@@ -16,7 +16,12 @@ import attrs
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.python.autograd_nodes import NodeView, node_views
-from schemac.backends.python.bindings import binding_view, forward_declaration, method_table_entry
+from schemac.backends.python.bindings import (
+    BindingView,
+    binding_view,
+    forward_declaration,
+    method_table_entry,
+)
 from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
 from schemac.backends.python.return_types import StructSeq, structseqs
 from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
@@ -34,7 +39,7 @@ class BindingFileView:
     """What a binding-file skeleton is filled with."""
 
     operator_headers: tuple[str, ...]
-    bindings: tuple[str, ...]
+    bindings: tuple[BindingView, ...]
     table_entries: tuple[str, ...]
     forward_declarations: tuple[str, ...] = ()
     shard_id: str = ""
@@ -57,11 +62,11 @@ class ReturnTypesView:
 def _file_view(
     templates: Templates, bindings: Sequence[OperatorBinding], **extra: str
 ) -> BindingFileView:
-    rendered = tuple(templates.render("binding.mako", binding_view(b)) for b in bindings)
+    views = tuple(binding_view(b) for b in bindings)
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         operator_headers=tuple(b.name.base for b in bindings),
-        bindings=rendered,
+        bindings=views,
         table_entries=tuple(method_table_entry(b) for b in bindings),
         forward_declarations=forwards,
         **extra,

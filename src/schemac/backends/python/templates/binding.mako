@@ -1,3 +1,4 @@
+<%doc>One THPVariable_<name> binding; file skeletons call binding(view) per operator.</%doc>\
 <%def name="call(c)">\
 ${c.schema_comment}
 % for name, expr in c.locals:
@@ -63,6 +64,7 @@ def indent(text, n):
     pad = " " * n
     return "".join(pad + line + "\n" if line.strip() else "\n" for line in text.splitlines())
 %>\
+<%def name="binding(view)">\
 // ${view.name}
 % if view.takes_no_arguments:
 static PyObject * ${view.cpp_name}(PyObject* self_, PyObject* args)
@@ -115,3 +117,4 @@ ${indent(capture(case_body, k), 6)}\
 % endif
 }
 
+</%def>\

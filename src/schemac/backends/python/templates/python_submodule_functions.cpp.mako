@@ -1,6 +1,7 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 // ${banner}
 // ${view.qualified_name} functions bound from native_functions.yaml (python_module: ${view.short_name}).
+<%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>
 
 namespace torch::autograd {
@@ -37,7 +38,7 @@ void ${view.init_function}(PyObject* module) {
   }
 }
 
-% for text in view.bindings:
-${text}\
+% for binding in view.bindings:
+${bindings.binding(binding)}\
 % endfor
 } // namespace torch::autograd

@@ -2,6 +2,7 @@
 // ${banner}
 // torch.* functions bound from native_functions.yaml, shard ${view.shard_id}.  They are
 // static methods of torch._C._VariableFunctions, which torch re-exports.
+<%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>
 #include "torch/csrc/autograd/python_torch_functions.h"
 
@@ -25,7 +26,7 @@ void gatherTorchFunctions${view.shard_id}(std::vector<PyMethodDef> &torch_functi
     torch_functions_shard + num_functions);
 }
 
-% for text in view.bindings:
-${text}\
+% for binding in view.bindings:
+${bindings.binding(binding)}\
 % endfor
 } // namespace torch::autograd
