@@ -14,19 +14,25 @@ from pathlib import Path
 
 import attrs
 
+from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, backends_for
+from schemac.diagnostics import InputError
 from schemac.ir.module import Module
 
 
 def emit_targets(module: Module, targets: Sequence[str]) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
-    Raises :class:`~schemac.backends.output.OutputError` for bad or duplicate
-    paths, and whatever :class:`~schemac.diagnostics.SchemacError` a backend
+    Raises :class:`~schemac.diagnostics.InputError` if a YAML name cannot be a
+    C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
+    for bad or duplicate paths, and whatever :class:`~schemac.diagnostics.SchemacError` a backend
     raises for input it cannot express.
     """
+    problems = cpp_name_diagnostics(module)
+    if problems:
+        raise InputError(problems)
     output = OutputSet()
     for target in targets:
         options = EmitOptions(target=target)

@@ -1,0 +1,64 @@
+"""Every YAML name that becomes a C++ name, checked once before any backend runs.
+
+Operator names become functions (``at::add``), argument and return names
+become parameters and struct fields, kernel names become ``at::native::``
+functions, ``structured_inherits`` a base class.  A name that is not a C++
+identifier, or is a C++ keyword (``default``, ``template``), would make every
+C++ backend print code that does not compile, so the driver rejects it here,
+at the YAML position, before any output exists.  (Namespaces and tags are
+checked where they are printed, by the schema target.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.cppmodel import check_identifier
+from schemac.diagnostics import NO_SPAN, Diagnostic, Span
+from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
+
+
+def _known(span: Span, fallback: Span) -> Span:
+    return fallback if span == NO_SPAN else span
+
+
+def _named(function: NativeFunction) -> Iterator[tuple[str, str, Span]]:
+    schema = function.func
+    yield "operator name", str(attrs.evolve(schema.name.name, namespace=None)), schema.name_span
+    for argument in schema.arguments.flat_all:
+        yield "argument name", argument.name, argument.span
+    for ret in schema.returns:
+        if ret.name is not None:
+            yield "return name", ret.name, ret.span
+    for entry in function.dispatch or ():
+        # ``ns::kernel`` names a kernel in another namespace: check each part.
+        for part in entry.kernel.split("::"):
+            yield "kernel name", part, entry.kernel_span
+    if function.structured_inherits is not None:
+        for part in function.structured_inherits.split("::"):
+            yield "structured_inherits", part, function.span_of("structured_inherits")
+    for loop in function.ufunc_inner_loop:
+        yield "ufunc inner loop", loop.name, loop.span
+    if function.precomputed is not None:
+        span = function.precomputed.span
+        for name, replacements in function.precomputed.replace:
+            yield "precomputed argument", name, span
+            for argument in replacements:
+                yield "precomputed argument", argument.name, _known(argument.span, span)
+        for argument in function.precomputed.add:
+            yield "precomputed argument", argument.name, _known(argument.span, span)
+
+
+def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
+    """One diagnostic per distinct bad name and position, in no particular order."""
+    found: dict[tuple[Span, str], Diagnostic] = {}
+    for function in module.functions:
+        for role, name, span in _named(function):
+            diagnostic = check_identifier(name, span)
+            if diagnostic is not None:
+                diagnostic = attrs.evolve(diagnostic, message=f"{role} {diagnostic.message}")
+                found.setdefault((span, diagnostic.message), diagnostic)
+    return tuple(found.values())
