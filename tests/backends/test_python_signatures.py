@@ -213,3 +213,72 @@ def test_parser_string_literal_escapes_string_defaults() -> None:
         _string_literal('f(c10::string_view mode="mean")')
         == '"f(c10::string_view mode=\\"mean\\")"'
     )
+
+
+# -- user errors become diagnostics at the YAML entry -----------------------------------
+
+
+def _module(*functions: NativeFunction, deprecated: tuple[object, ...] = ()) -> Module:
+    from schemac.ir.module import SourceFiles
+
+    return Module(
+        SourceFiles("native_functions.yaml"),
+        functions=functions,
+        deprecated=deprecated,  # type: ignore[arg-type]
+    )
+
+
+def test_out_overload_without_functional_twin_is_an_input_error() -> None:
+    from schemac.diagnostics import InputError, Span
+
+    span = Span("native_functions.yaml", 7, 3, 7, 40)
+    lonely = NativeFunction(
+        func=parse_schema("frob.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)"),
+        span=span,
+    )
+    other = _fn("frob(Tensor self) -> Tensor")
+    with pytest.raises(InputError) as caught:
+        python_bindings(_module(lonely, other))
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.span == span
+    assert "no functional twin" in diagnostic.message
+
+
+def test_unmatched_deprecated_signature_is_an_input_error() -> None:
+    from schemac.diagnostics import InputError, Span
+    from schemac.ir.derivatives import DeprecatedSignature
+
+    span = Span("deprecated.yaml", 4, 3, 4, 60)
+    entry = DeprecatedSignature(
+        parse_schema("frob(Tensor self, Scalar alpha) -> Tensor"), "frob(self, alpha)", span
+    )
+    module = _module(_fn("frob(Tensor self, Tensor other) -> Tensor"), deprecated=(entry,))
+    with pytest.raises(InputError) as caught:
+        python_bindings(module)
+    assert {d.span for d in caught.value.diagnostics} == {span}
+    assert "matches deprecated signature" in caught.value.diagnostics[0].message
+
+
+def test_matched_deprecated_signature_is_marked_and_ordered() -> None:
+    from schemac.ir.derivatives import DeprecatedSignature
+
+    entry = DeprecatedSignature(
+        parse_schema("frob(Tensor self, Scalar alpha, Tensor other) -> Tensor"),
+        "frob(self, other, alpha)",
+    )
+    target = _fn("frob(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    bindings = python_bindings(_module(target, deprecated=(entry,)))
+    (torch_module,) = [m for m in BINDING_MODULES if m.filename == "python_torch_functions.cpp"]
+    (frob,) = bindings.for_module(torch_module)
+    assert [g.signature.text() for g in frob.groups] == [
+        "frob(Tensor input, Scalar alpha, Tensor other)|deprecated",
+        "frob(Tensor input, Tensor other, *, Scalar alpha=1)",
+    ]
+
+
+def test_reserved_argument_name_is_an_input_error() -> None:
+    from schemac.diagnostics import InputError
+
+    bad = _fn("frob(Tensor self, bool requires_grad) -> Tensor")
+    with pytest.raises(InputError, match="requires_grad"):
+        python_bindings(_module(bad))
