@@ -1,0 +1,42 @@
+"""The ``autograd`` target's entry in the backend registry.
+
+Writes ``autograd/`` (the files PyTorch's build puts in
+torch/csrc/autograd/generated/): see docs/autograd.md for the families and for
+the include layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import attrs
+
+from schemac.backends.autograd.functions import functions_files
+from schemac.backends.autograd.nodes import node_views
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.registry import EmitOptions
+from schemac.backends.templating import Templates, module_sources
+from schemac.ir.module import Module
+
+#: Where the files go inside OUT.
+OUTPUT_DIR = "autograd"
+TEMPLATES_PACKAGE = "schemac.backends.autograd"
+
+
+def emit_autograd(module: Module) -> Iterator[GeneratedFile]:
+    templates = Templates(TEMPLATES_PACKAGE)
+    sources = module_sources(module, derivatives=True)
+    yield from functions_files(templates, node_views(module), sources, OUTPUT_DIR)
+
+
+@attrs.frozen
+class AutogradBackend:
+    name: str = "autograd"
+    description: str = "autograd C++: backward nodes, VariableType, ADInplaceOrView, TraceType"
+    targets: tuple[str, ...] = ("autograd",)
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        return list(emit_autograd(module))
+
+
+BACKEND = AutogradBackend()

@@ -1,0 +1,223 @@
+"""Backward nodes: one C++ ``Node`` subclass per differentiable derivatives entry.
+
+A :class:`NodeView` is everything Functions.h and Functions.cpp print about one
+node, computed once from a :class:`~schemac.ir.autograd.DifferentiabilityInfo`:
+the saved members (:mod:`.saved`), the gradient slots of the inputs, and one
+:class:`GradientBlock` per backward formula, which evaluates the formula only
+when the engine asks for one of its inputs' gradients.
+
+Note [Gradient slots]: the node's outputs (the gradients it produces) are laid
+out in ``args_with_derivatives`` order; a tensor-list input takes as many
+slots as it had tensors (``<name>_size_``, recorded when the node is built),
+every other input one.  ``needs_input_grad[i]`` says whether slot range ``i``
+is wanted; a formula producing several gradients at once (``var_names`` of
+length > 1) gets ``grad_input_mask`` built from those flags when it uses it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.autograd.policy import VIEW_FUNCTIONS
+from schemac.backends.autograd.saved import SavedMember, saved_member
+from schemac.backends.aten.signatures.naming import base_name
+from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Conventions
+from schemac.ir.autograd import DifferentiabilityInfo
+from schemac.ir.module import Module
+from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
+
+_TENSOR_OR_OPTIONAL = (BaseType(BaseTy.Tensor), OptionalType(BaseType(BaseTy.Tensor)))
+
+
+def uses_identifier(info: DifferentiabilityInfo, ident: str) -> bool:
+    """True when some backward formula of ``info`` mentions ``ident`` as a word."""
+    pattern = re.compile(rf"(^|\W){re.escape(ident)}(\W|$)")
+    return any(pattern.search(d.formula) for d in info.derivatives)
+
+
+@attrs.frozen
+class GradientInput:
+    """One differentiable input and its gradient slot range (Note [Gradient slots])."""
+
+    name: str
+    index: int
+    #: True for tensor lists, which take ``<name>_size_`` slots.
+    is_list: bool
+
+    @property
+    def size(self) -> str:
+        return f"{self.name}_size_" if self.is_list else "1"
+
+
+@attrs.frozen
+class GradientBlock:
+    """One backward formula and the slots its results go to."""
+
+    formula: str
+    #: (input name, slot index) of every gradient the formula produces.
+    targets: tuple[tuple[str, int], ...]
+    #: Single-gradient formula wrapped in ``any_grad_defined ? (...) : Tensor()``.
+    checks_any_grad_defined: bool = False
+    #: Per-tensor loop over ``grads`` (foreach nodes).
+    foreach: bool = False
+    #: The formula reads ``grad_input_mask``.
+    uses_mask: bool = False
+
+    @property
+    def is_single(self) -> bool:
+        return len(self.targets) == 1
+
+    @property
+    def condition(self) -> str:
+        return " || ".join(f"needs_input_grad[{i}]" for _, i in self.targets)
+
+
+@attrs.frozen
+class NodeView:
+    op: str
+    superclass: str
+    members: tuple[SavedMember, ...]
+    inputs: tuple[GradientInput, ...]
+    #: ``const auto& <name> = grads[<i>];`` aliases (``grad`` when single-output).
+    grad_aliases: tuple[tuple[str, int], ...]
+    blocks: tuple[GradientBlock, ...]
+    retains_variables: bool
+
+    @property
+    def list_inputs(self) -> tuple[GradientInput, ...]:
+        return tuple(i for i in self.inputs if i.is_list)
+
+    @property
+    def needs_any_grad_defined(self) -> bool:
+        return any(b.checks_any_grad_defined for b in self.blocks)
+
+    @property
+    def release_lines(self) -> tuple[str, ...]:
+        return tuple(line for m in self.members for line in m.release)
+
+    @property
+    def released_checks(self) -> tuple[str, ...]:
+        return tuple(c for m in self.members if (c := m.released_check) is not None)
+
+    @property
+    def unpacks(self) -> tuple[str, ...]:
+        return tuple(u for m in self.members if (u := m.unpack) is not None)
+
+    @property
+    def functional_params(self) -> tuple[tuple[str, str], ...]:
+        """(type, name) of what the apply function takes after the input mask."""
+        params = [("size_t", i.size) for i in self.list_inputs]
+        params += [(m.unpacked_type, m.name) for m in self.members]
+        if self.retains_variables:
+            params.append(("bool", "retain_variables"))
+        return tuple(params)
+
+    @property
+    def functional_param_tail(self) -> str:
+        """``, T& a, U& b``: the apply function's parameters after the input mask."""
+        return "".join(", " + t + "& " + n for t, n in self.functional_params)
+
+    @property
+    def functional_arg_tail(self) -> str:
+        return "".join(", " + n for _, n in self.functional_params)
+
+    @property
+    def data_member_declarations(self) -> tuple[str, ...]:
+        lines = [d for m in self.members for d in m.declarations]
+        lines += [f"size_t {i.name}_size_;" for i in self.list_inputs]
+        return tuple(lines)
+
+
+def _blocks(info: DifferentiabilityInfo, index: dict[str, int]) -> Iterator[GradientBlock]:
+    foreach = info.name.startswith("_foreach_")
+    types = {a.name: a.type for a in info.args_with_derivatives}
+    for derivative in info.derivatives:
+        targets = tuple((name, index[name]) for name in derivative.var_names)
+        formula = derivative.formula
+        if len(targets) > 1:
+            yield GradientBlock(formula, targets, uses_mask="grad_input_mask" in formula)
+            continue
+        checks = "not_implemented" not in formula and types.get(targets[0][0]) in _TENSOR_OR_OPTIONAL
+        if checks:
+            formula = f"any_grad_defined ? ({formula}) : Tensor()"
+        yield GradientBlock(formula, targets, checks_any_grad_defined=checks, foreach=foreach)
+
+
+def node_view(info: DifferentiabilityInfo, conv: Conventions) -> NodeView:
+    if info.node is None:
+        raise ValueError(f"{info.name} has no backward node")
+    inputs = tuple(
+        # Only Tensor[] takes a variable number of slots; Tensor?[] takes one.
+        GradientInput(a.name, i, a.type == ListType(BaseType(BaseTy.Tensor)))
+        for i, a in enumerate(info.args_with_derivatives)
+    )
+    index = {i.name: i.index for i in inputs}
+    members = [
+        saved_member(s, is_output=False, conv=conv)
+        for s in sorted(info.all_saved_inputs, key=lambda s: s.name)
+    ]
+    members += [
+        saved_member(s, is_output=True, conv=conv)
+        for s in sorted(info.all_saved_outputs, key=lambda s: s.name)
+    ]
+    if uses_identifier(info, "grad"):
+        aliases: tuple[tuple[str, int], ...] = (("grad", 0),)
+    else:
+        available = info.available_named_gradients
+        aliases = tuple((n, available.index(n)) for n in sorted(info.used_named_gradients))
+    return NodeView(
+        op=info.node,
+        superclass="Node" if info.name in VIEW_FUNCTIONS else "TraceableFunction",
+        members=tuple(members),
+        inputs=inputs,
+        grad_aliases=aliases,
+        blocks=tuple(_blocks(info, index)),
+        retains_variables=uses_identifier(info, "retain_variables"),
+    )
+
+
+def differentiable_infos(module: Module) -> tuple[DifferentiabilityInfo, ...]:
+    """Every info that gets a node, each node once.
+
+    Nodes of derivatives.yaml entries come in the file's order (so a diff of
+    Functions.h follows a diff of the YAML), then the ``*_copy`` twins of view
+    entries in the order of their views, then the nodes synthesised for
+    foreach operators, by C++ name.
+    """
+    position = {entry.schema.name: i for i, entry in enumerate(module.derivatives)}
+    seen: dict[str, DifferentiabilityInfo] = {}
+    for entry in module.autograd.functions:
+        for info in entry.infos:
+            if info.node is None or not info.args_with_derivatives or info.node in seen:
+                continue
+            seen[info.node] = info
+    listed = sorted(
+        (i for i in seen.values() if i.operator in position), key=lambda i: position[i.operator]
+    )
+    by_base = {(n.name.base, n.overload): i for n, i in reversed(position.items())}
+    rest = [i for i in seen.values() if i.operator not in position]
+
+    def twin_of(info: DifferentiabilityInfo) -> int | None:
+        base = info.operator.name.base
+        if not base.endswith("_copy"):
+            return None
+        return by_base.get((base.removesuffix("_copy"), info.operator.overload))
+
+    twins = sorted((i for i in rest if twin_of(i) is not None), key=lambda i: twin_of(i) or 0)
+    synthesised = sorted(
+        (i for i in rest if twin_of(i) is None), key=lambda i: base_name(i.operator)
+    )
+    return tuple(listed + twins + synthesised)
+
+
+def node_views(module: Module) -> tuple[NodeView, ...]:
+    views = []
+    for info in differentiable_infos(module):
+        function = module.find_function(info.operator)
+        conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
+        views.append(node_view(info, conv))
+    return tuple(views)
+
