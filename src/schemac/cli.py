@@ -184,6 +184,14 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         help="write the path of every output, one a line (for build systems)",
     )
     parser.add_argument(
+        "--verify", action="store_true", help="check the IR's invariants after every pass"
+    )
+    parser.add_argument(
+        "--time-passes",
+        action="store_true",
+        help="print the wall time of every pass, every target and the writing to stderr",
+    )
+    parser.add_argument(
         "--select",
         type=Path,
         metavar="SEL",
@@ -206,7 +214,8 @@ def _compile(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
         return 2
     manager = with_selection(PassManager.default(), args.select)
-    module = manager.run(PassContext(), load_inputs(args)).module
+    pipeline = manager.run(PassContext(verify=args.verify), load_inputs(args))
+    module = pipeline.module
     try:
         result = compile_to_directory(
             module,
@@ -220,6 +229,8 @@ def _compile(args: argparse.Namespace) -> int:
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
         return 1
+    if args.time_passes:
+        sys.stderr.write(pipeline.format_timings() + "\n" + result.format_timings() + "\n")
     report = result.report
     for line in report.lines():
         if args.dry_run or line.startswith("remove "):

@@ -166,3 +166,11 @@ def test_outputs_list_names_every_output(tmp_path: Path) -> None:
     assert _compile(out, "--outputs-list", str(listing)) == 0
     expected = sorted(str(out / p) for p in _snapshot(out) if p != ".schemac-manifest")
     assert listing.read_text().splitlines() == expected
+
+
+def test_time_passes_reports_passes_targets_and_writing(tmp_path: Path, capsys) -> None:
+    assert _compile(tmp_path / "out", "--time-passes", "--verify") == 0
+    err = capsys.readouterr().err.splitlines()
+    names = [line.split()[0] for line in err if line.strip()]
+    assert "resolve-dispatch" in names
+    assert names[-3:] == ["schema", "write", "total"]

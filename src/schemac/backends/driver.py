@@ -9,6 +9,7 @@ bad and duplicate paths.  :func:`compile_to_directory` then hands the set to
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,24 +23,30 @@ from schemac.diagnostics import InputError
 from schemac.ir.module import Module
 
 
-def emit_targets(module: Module, targets: Sequence[str]) -> tuple[GeneratedFile, ...]:
+def emit_targets(
+    module: Module, targets: Sequence[str], *, timings: list[tuple[str, float]] | None = None
+) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
     Raises :class:`~schemac.diagnostics.InputError` if a YAML name cannot be a
     C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
-    for bad or duplicate paths, and whatever :class:`~schemac.diagnostics.SchemacError` a backend
-    raises for input it cannot express.
+    for bad or duplicate paths, and whatever
+    :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
+    cannot express.  ``timings``, if given, receives ``(target, seconds)``.
     """
     problems = cpp_name_diagnostics(module)
     if problems:
         raise InputError(problems)
     output = OutputSet()
     for target in targets:
+        start = time.perf_counter()
         options = EmitOptions(target=target)
         for entry in backends_for(target):
             backend = entry.load()
             for file in backend.emit(module, options):
                 output.add(attrs.evolve(file, target=target))
+        if timings is not None:
+            timings.append((target, time.perf_counter() - start))
     return output.files()
 
 
@@ -47,6 +54,14 @@ def emit_targets(module: Module, targets: Sequence[str]) -> tuple[GeneratedFile,
 class CompileResult:
     files: tuple[GeneratedFile, ...]
     report: CommitReport
+    #: ``(target, seconds)`` of every target's emission, then ``("write", seconds)``.
+    timings: tuple[tuple[str, float], ...] = ()
+
+    def format_timings(self) -> str:
+        width = max((len(name) for name, _ in self.timings), default=5)
+        lines = [f"{name:<{width}}  {seconds:8.4f}" for name, seconds in self.timings]
+        total = sum(seconds for _, seconds in self.timings)
+        return "\n".join([*lines, f"{'total':<{width}}  {total:8.4f}"])
 
 
 def compile_to_directory(
@@ -67,14 +82,18 @@ def compile_to_directory(
     every output, one ``OUT/path`` a line, for build systems that must know the
     files before they exist.  A dry run writes none of these.
     """
-    files = emit_targets(module, targets)
+    timings: list[tuple[str, float]] = []
+    files = emit_targets(module, targets, timings=timings)
+    start = time.perf_counter()
     report = commit(files, out_dir, targets=targets, dry_run=dry_run)
+    timings.append(("write", time.perf_counter() - start))
+    result = CompileResult(files, report, tuple(timings))
     if dry_run:
-        return CompileResult(files, report)
+        return result
     outputs = [str(out_dir / f.path) for f in files]
     if depfile is not None:
         inputs = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
         write_if_changed(depfile, depfile_text(outputs, inputs))
     if outputs_list is not None:
         write_if_changed(outputs_list, "".join(f"{path}\n" for path in outputs))
-    return CompileResult(files, report)
+    return result
