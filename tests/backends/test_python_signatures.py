@@ -242,6 +242,7 @@ def test_out_overload_without_functional_twin_is_an_input_error() -> None:
     (diagnostic,) = caught.value.diagnostics
     assert diagnostic.span == span
     assert "no functional twin" in diagnostic.message
+    assert diagnostic.hint is not None and "minus out" in diagnostic.hint
 
 
 def test_unmatched_deprecated_signature_is_an_input_error() -> None:
@@ -282,3 +283,15 @@ def test_reserved_argument_name_is_an_input_error() -> None:
     bad = _fn("frob(Tensor self, bool requires_grad) -> Tensor")
     with pytest.raises(InputError, match="requires_grad"):
         python_bindings(_module(bad))
+
+
+def test_out_overload_in_another_python_module_gets_a_pointed_hint() -> None:
+    from schemac.diagnostics import InputError
+
+    functional = NativeFunction(func=parse_schema("ramp(int n) -> Tensor"), python_module="special")
+    out = _fn("ramp.out(int n, *, Tensor(a!) out) -> Tensor(a!)")
+    with pytest.raises(InputError) as caught:
+        python_bindings(_module(functional, out))
+    (diagnostic,) = caught.value.diagnostics
+    assert diagnostic.hint is not None
+    assert "python_module: special" in diagnostic.hint

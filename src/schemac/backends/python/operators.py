@@ -146,14 +146,16 @@ def signed_functions(
 
 
 def operator_bindings(
-    pairs: Sequence[SignedFunction], target: BindingModule
+    pairs: Sequence[SignedFunction],
+    target: BindingModule,
+    everywhere: Sequence[NativeFunction] = (),
 ) -> tuple[OperatorBinding, ...]:
     by_name: dict[BaseOperatorName, list[SignedFunction]] = {}
     for pair in pairs:
         if target.binds(pair.function):
             by_name.setdefault(pair.function.func.name.name, []).append(pair)
     return tuple(
-        OperatorBinding(name, target, tuple(items), tuple(group_overloads(items)))
+        OperatorBinding(name, target, tuple(items), tuple(group_overloads(items, everywhere)))
         for name, items in sorted(by_name.items(), key=lambda item: str(item[0]))
     )
 
@@ -163,7 +165,10 @@ def python_bindings(module: Module) -> PythonBindings:
     method_pairs = signed_functions(module, bound, method=True)
     function_pairs = signed_functions(module, bound, method=False)
     per_module = tuple(
-        (target, operator_bindings(method_pairs if target.method else function_pairs, target))
+        (
+            target,
+            operator_bindings(method_pairs if target.method else function_pairs, target, bound),
+        )
         for target in BINDING_MODULES
     )
     methods = dict(per_module)[BINDING_MODULES[0]]

@@ -48,7 +48,28 @@ class OverloadGroup:
     out: NativeFunction | None = None
 
 
-def group_overloads(overloads: Sequence[SignedFunction]) -> list[OverloadGroup]:
+def _twin_hint(out: NativeFunction, others: Sequence[NativeFunction]) -> str:
+    """Name the likely mistake: the functional twin is bound in another Python module."""
+    for other in others:
+        same_name = other.func.name.name == out.func.name.name
+        if same_name and not other.func.is_out_fn and other.python_module != out.python_module:
+            where = (
+                f"python_module: {other.python_module}"
+                if other.python_module
+                else "no python_module"
+            )
+            return (
+                f"'{other.func.name}' has {where}; give '{out.func.name}' the same "
+                "python_module so both are bound together"
+            )
+    return "every out= overload needs an overload that takes the same arguments minus out"
+
+
+def group_overloads(
+    overloads: Sequence[SignedFunction], everywhere: Sequence[NativeFunction] = ()
+) -> list[OverloadGroup]:
+    """Merge out= twins and order the entries; ``everywhere`` (all bound functions) only
+    improves the hint of a missing-twin error."""
     bases: dict[str, SignedFunction] = {}
     outs: dict[str, SignedFunction] = {}
     problems: list[Diagnostic] = []
@@ -73,7 +94,7 @@ def group_overloads(overloads: Sequence[SignedFunction]) -> list[OverloadGroup]:
                     out.function.span,
                     f"out= overload '{out.function.func.name}' has no functional twin with the "
                     f"Python signature {key}",
-                    "every out= overload needs an overload that takes the same arguments minus out",
+                    _twin_hint(out.function, everywhere),
                 )
             )
     if problems:
