@@ -98,7 +98,10 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
         "RegistrationDeclarations.h.mako",
         registration_decls.registration_declarations(catalog),
     )
-    yield r.file("ATen/core/TensorBody.h", "TensorBody.h.mako", tensor_body.tensor_body(catalog))
+    if tensor_body.defines_tensor_class(catalog):
+        yield r.file(
+            "ATen/core/TensorBody.h", "TensorBody.h.mako", tensor_body.tensor_body(catalog)
+        )
 
 
 def emit_headers(module: Module) -> tuple[GeneratedFile, ...]:

@@ -16,8 +16,22 @@ import attrs
 from schemac.backends.aten.headers.catalog import Catalog
 from schemac.backends.aten.registrations.translate import call_arguments
 
+#: The library whose operators the hand-written part of the class calls.
+TENSOR_LIBRARY = "aten"
+
 #: How a method passes its object where the schema has ``self``.
 SELF_EXPRESSION = "const_cast<Tensor&>(*this)"
+
+
+def defines_tensor_class(catalog: Catalog) -> bool:
+    """Whether this library provides ``at::Tensor`` (only ATen itself does).
+
+    The hand-written part of the class calls ATen operators (``fill_``,
+    ``copy_``, ``select``, ``to``, ...), so a library in another namespace
+    compiles against torch's own ``TensorBody.h`` instead; its ``method``
+    variants stay reachable through ``at::_ops``.
+    """
+    return any(e.fn.namespace == TENSOR_LIBRARY for e in catalog.entries)
 
 
 @attrs.frozen
