@@ -120,11 +120,23 @@ class PythonBindings:
 SIGNATURE_ERRORS = (UnsupportedPythonType, ReservedArgumentName, UnnamedField, UnbindableOverload)
 
 
+#: What to suggest for each kind of unbindable operator.
+_HINTS: dict[type[Exception], str] = {
+    UnsupportedPythonType: "PythonArgParser has no form for this type; change the argument type",
+    ReservedArgumentName: "Python adds requires_grad itself; rename the argument",
+    UnnamedField: "name every return or none of them (a named tuple needs all names)",
+    UnbindableOverload: (
+        "Python bindings can return Tensor, a tuple of Tensors, Tensor[], Scalar, bool, "
+        "int, float, ScalarType, QScheme, Stream or int[]; change the schema"
+    ),
+}
+
+
 def as_diagnostic(function: NativeFunction, error: Exception) -> Diagnostic:
     return Diagnostic(
         function.span,
         f"cannot generate a Python binding for '{function.func.name}': {error}",
-        "mark the operator with a python_module, or change the schema",
+        _HINTS.get(type(error)),
     )
 
 
