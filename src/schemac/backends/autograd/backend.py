@@ -13,6 +13,8 @@ import attrs
 
 from schemac.backends.autograd.functions import functions_files
 from schemac.backends.autograd.nodes import node_views
+from schemac.backends.autograd.operators import operator_plans
+from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
@@ -27,6 +29,8 @@ def emit_autograd(module: Module) -> Iterator[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
     yield from functions_files(templates, node_views(module), sources, OUTPUT_DIR)
+    plans = operator_plans(module)
+    yield from variable_type_files(templates, plans, sources, OUTPUT_DIR)
 
 
 @attrs.frozen

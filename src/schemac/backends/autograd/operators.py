@@ -1,0 +1,191 @@
+"""Which operators get which autograd-layer kernels, decided once per function.
+
+Three dispatch keys sit above the backends: Autograd (VariableType: record
+the backward graph), ADInplaceOrView (bump version counters of mutated
+tensors, mark outputs of view operators as views) and Tracer (TorchScript
+tracing).  :class:`OperatorPlan` records, for one native function, every
+fact the three emitters branch on, so they agree with each other (a function
+with an ADInplaceOrView kernel always has an Autograd one too).
+
+The rules follow PyTorch's: a function gets generated Autograd and
+ADInplaceOrView kernels when it is not written by hand (policy.MANUAL_AUTOGRAD)
+and either dispatches to backends (is abstract) or has a formula; an abstract
+function with no formula but with differentiable outputs is registered to
+the boxed "not implemented" fallback instead of a generated kernel, unless it
+is in one of the policy lists that still want a generated pass-through.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.backends.autograd import policy
+from schemac.backends.autograd.nodes import uses_identifier
+from schemac.backends.aten.signatures.naming import cpp_name
+from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY, DifferentiabilityInfo, FunctionAutograd
+from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
+from schemac.ir.schema import FunctionSchema, SchemaKind
+from schemac.ir.types import BaseTy, is_like
+
+#: Outputs of these operators need no derivative (integer, boolean or fresh results).
+DONT_REQUIRE_DERIVATIVE = frozenset(
+    "empty_like ones_like full_like zeros_like rand_like randn_like new_empty new_empty_strided "
+    "new_full new_zeros new_ones __and__ __iand__ __ilshift__ __ior__ __irshift__ __ixor__ "
+    "__lshift__ __or__ __rshift__ __xor__ _sobol_engine_draw _sobol_engine_ff "
+    "_sobol_engine_scramble_ _sobol_engine_initialize_state_ _coalesced_ quantize_per_tensor "
+    "quantize_per_channel argmax argmin argsort searchsorted bucketize isnan isposinf isneginf "
+    "isinf signbit isin allclose record_stream logical_and logical_xor logical_not logical_or "
+    "_nested_tensor_size _nested_tensor_strides _nested_tensor_storage_offsets".split()
+)
+
+#: Kernels whose debug-build aliasing checks are skipped (by C++ name or wrapper name).
+_SKIPS_ALIAS_CHECKS = frozenset(
+    "set_ _cudnn_rnn_flatten_weight _unsafe_masked_index _unsafe_masked_index_put_accumulate".split()
+)
+_SKIPS_USE_COUNT_CHECKS = frozenset(
+    "_embedding_bag _embedding_bag_forward_only q_per_channel_scales q_per_channel_zero_points "
+    "lu_unpack _cudnn_rnn_backward _cudnn_rnn dequantize_self lift lift_fresh lift_fresh_copy "
+    "_nested_tensor_size _nested_tensor_strides _nested_tensor_storage_offsets "
+    "_slow_conv2d_forward slow_conv3d_forward channel_shuffle".split()
+)
+
+
+def return_names(func: FunctionSchema) -> tuple[str, ...]:
+    """The C++ names of the returns (``self`` in place, out names for out=)."""
+    arg_names = {a.name for a in func.arguments.flat_all}
+    names = []
+    for i, ret in enumerate(func.returns):
+        if func.name.name.inplace:
+            names.append("self")
+        elif func.arguments.out:
+            names.append(func.arguments.out[i].name)
+        elif ret.name:
+            names.append(f"{ret.name}_return" if ret.name in arg_names else ret.name)
+        else:
+            names.append("result" if len(func.returns) == 1 else f"result{i}")
+    return tuple(names)
+
+
+def wrapper_name(fn: NativeFunction, key: str = DEFAULT_AUTOGRAD_KEY) -> str:
+    """``add_Tensor``, ``add_Tensor_AutogradCUDA``: the kernel's C++ name."""
+    name = cpp_name(fn.func)
+    if fn.func.name.overload:
+        name += f"_{fn.func.name.overload}"
+    return name if key == DEFAULT_AUTOGRAD_KEY else f"{name}_{key}"
+
+
+def registration_key(key: str) -> str:
+    """The dispatch key an autograd key's kernels are registered for."""
+    return "Autograd" if key == DEFAULT_AUTOGRAD_KEY else key
+
+
+@attrs.frozen
+class OperatorPlan:
+    fn: NativeFunction
+    autograd: FunctionAutograd | None
+    is_abstract: bool
+
+    @property
+    def cpp_name(self) -> str:
+        return cpp_name(self.fn.func)
+
+    @property
+    def base(self) -> str:
+        return self.fn.func.name.name.base
+
+    @property
+    def schema_name(self) -> str:
+        return str(self.fn.func.name)
+
+    @property
+    def root_name(self) -> str:
+        return self.fn.func.name.name.base
+
+    @property
+    def infos(self) -> tuple[DifferentiabilityInfo, ...]:
+        return self.autograd.infos if self.autograd is not None else ()
+
+    @property
+    def has_derivatives(self) -> bool:
+        return any(info.has_derivatives for info in self.infos)
+
+    @property
+    def modifies_arguments(self) -> bool:
+        return self.fn.func.kind() in (SchemaKind.inplace, SchemaKind.out)
+
+    @property
+    def view_of(self) -> str | None:
+        """The argument the output views, for view operators."""
+        seen = policy.VIEW_FUNCTIONS.get(self.base)
+        if seen is None and self.base in policy.RETURNS_VIEWS_OF_INPUT:
+            return "self"
+        return seen
+
+    @property
+    def has_generated_autograd(self) -> bool:
+        """Kernels for Autograd and ADInplaceOrView are generated at all."""
+        if self.cpp_name in policy.MANUAL_AUTOGRAD:
+            return False
+        return self.is_abstract or self.has_derivatives
+
+    def differentiable_outputs(self, info: DifferentiabilityInfo | None) -> tuple[str, ...]:
+        func = self.fn.func
+        names = return_names(func)
+        if info is not None and info.output_differentiability is not None:
+            return tuple(n for n, d in zip(names, info.output_differentiability) if d)
+        excluded = info.non_differentiable_arg_names if info is not None else ()
+        candidates = tuple(
+            n for n, r in zip(names, func.returns)
+            if is_like(r.type, BaseTy.Tensor) and n not in excluded
+        )
+        if info is not None and uses_identifier(info, "grad"):
+            return candidates[:1]
+        return candidates
+
+    @property
+    def uses_not_implemented_fallback(self) -> bool:
+        """Registered to the boxed fallback that fails at backward time."""
+        return (
+            self.autograd is None
+            and str(self.fn.func.name.name) not in policy.RESET_GRAD_ACCUMULATOR
+            and self.base not in DONT_REQUIRE_DERIVATIVE
+            and bool(self.differentiable_outputs(None))
+            and self.cpp_name not in _SKIPS_ALIAS_CHECKS
+            and wrapper_name(self.fn) not in _SKIPS_USE_COUNT_CHECKS
+        )
+
+    @property
+    def autograd_keys(self) -> tuple[str, ...]:
+        """Autograd keys this function gets a generated kernel for."""
+        if self.uses_not_implemented_fallback:
+            return ()
+        if not self.infos:
+            return (DEFAULT_AUTOGRAD_KEY,)
+        return tuple(info.dispatch_key for info in self.infos)
+
+    def info_for(self, key: str) -> DifferentiabilityInfo | None:
+        return self.autograd.info_for(key) if self.autograd is not None else None
+
+    @property
+    def has_inplace_or_view_kernel(self) -> bool:
+        if not self.has_generated_autograd:
+            return False
+        if self.view_of is not None:
+            return True
+        return self.modifies_arguments and bool(self.fn.func.returns)
+
+    @property
+    def is_traced(self) -> bool:
+        """Gets a Tracer kernel (which may still skip recording, see should_record)."""
+        return self.cpp_name not in policy.MANUAL_TRACER
+
+
+def operator_plans(module: Module) -> tuple[OperatorPlan, ...]:
+    """One plan per native function, sorted by C++ name (stable), as PyTorch orders them."""
+    plans = []
+    for fn in module.functions:
+        resolution = module.resolutions.get(fn.func.name)
+        abstract = resolution.is_abstract if resolution is not None else True
+        plans.append(OperatorPlan(fn, module.autograd.for_function(fn.func.name), abstract))
+    return tuple(sorted(plans, key=lambda p: p.cpp_name))

@@ -1,0 +1,88 @@
+"""VariableType.h and VariableType_<n>.cpp: the Autograd-key kernels and registrations.
+
+Kernels are sharded by their C++ name (stable sharding: adding an operator
+changes one shard); each shard registers its own kernels, one
+``TORCH_LIBRARY_IMPL`` block per autograd key in use (``Default`` is the
+``Autograd`` alias key; derivatives.yaml may name backend-specific keys such as
+``AutogradNestedTensor``).  Operators without a formula whose outputs would be
+differentiable get the boxed not-implemented fallback, which lets the
+forward run and makes backward fail with the operator's name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.autograd.kernels import KernelView, kernel_view
+from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.templating import Templates
+
+NUM_SHARDS = 10
+
+
+@attrs.frozen
+class RegistrationBlock:
+    key: str
+    lines: tuple[str, ...]
+
+
+@attrs.frozen
+class VariableTypeShardView:
+    shard: str
+    headers: tuple[str, ...]
+    kernels: tuple[KernelView, ...]
+    registrations: tuple[RegistrationBlock, ...]
+
+
+@attrs.frozen
+class VariableTypeHeaderView:
+    pass
+
+
+def _registrations(plans: tuple[OperatorPlan, ...]) -> tuple[RegistrationBlock, ...]:
+    by_key: dict[str, list[str]] = {}
+    for plan in plans:
+        if plan.uses_not_implemented_fallback:
+            by_key.setdefault("Autograd", []).append(
+                f'm.impl("{plan.schema_name}", torch::autograd::autogradNotImplementedFallback());'
+            )
+            continue
+        for key in plan.autograd_keys:
+            view_name = wrapper_name(plan.fn, key)
+            by_key.setdefault(registration_key(key), []).append(
+                f'm.impl("{plan.schema_name}", TORCH_FN(VariableType::{view_name}));'
+            )
+    return tuple(RegistrationBlock(k, tuple(v)) for k, v in sorted(by_key.items()))
+
+
+def _shard_view(label: str, plans: tuple[OperatorPlan, ...]) -> VariableTypeShardView:
+    kernels = tuple(
+        kernel_view(plan, key)
+        for plan in plans
+        if not plan.uses_not_implemented_fallback
+        for key in plan.autograd_keys
+    )
+    headers = tuple(sorted({p.root_name for p in plans if not p.uses_not_implemented_fallback}))
+    return VariableTypeShardView(label, headers, kernels, _registrations(plans))
+
+
+def variable_type_files(
+    templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
+) -> Iterator[GeneratedFile]:
+    chosen = tuple(p for p in plans if p.has_generated_autograd)
+    yield GeneratedFile(
+        f"{directory}/VariableType.h",
+        templates.render("VariableType.h.mako", VariableTypeHeaderView(), sources=sources),
+    )
+    files = ShardedFile(f"{directory}/VariableType.cpp", NUM_SHARDS)
+    for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, NUM_SHARDS)):
+        view = _shard_view(str(index), shard)
+        text = templates.render("VariableType.cpp.mako", view, sources=sources)
+        yield GeneratedFile(files.shard_path(index), text)
+    view = _shard_view("Everything", chosen)
+    text = templates.render("VariableType.cpp.mako", view, sources=sources)
+    yield GeneratedFile(files.everything_path, text)
