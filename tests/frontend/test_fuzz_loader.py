@@ -13,9 +13,13 @@ import random
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schemac.diagnostics import SchemacError
 from schemac.frontend.loader import load_module
+from schemac.frontend.yaml_nodes import ScalarNode, SequenceNode, parse_yaml_text, scalar_value
 
 ROOT = Path(__file__).resolve().parents[2]
 TOYOPS = ROOT / "examples" / "toyops"
@@ -111,3 +115,29 @@ def test_arbitrary_yaml_values_never_crash(tmp_path: Path) -> None:
             schema = "scale(Tensor self, Scalar factor, *, Scalar offset=0) -> Tensor"
             derivative = f"- name: {schema}\n  {key}: {value}\n"
             _check_never_crashes(tmp_path, {**originals, "derivatives.yaml": derivative})
+
+
+@given(
+    st.one_of(
+        st.text(alphabet="yYnNtTfFoOeEsSrRuUlL~0123456789.+-_:xabc <=", max_size=8),
+        st.sampled_from(
+            ["yes", "No", "ON", "off", "null", "~", "", "1_000", "0x1F", "1e3", ".inf"]
+        ),
+    )
+)
+def test_scalar_values_are_typed_as_yaml_safe_load_types_them(text: str) -> None:
+    """Deferred typing of plain scalars (yaml_nodes._DeferredResolver) changes no value."""
+    source = f"- key: {text}\n"
+    try:
+        expected = yaml.safe_load(source)
+    except yaml.YAMLError:
+        return
+    if not isinstance(expected, list) or not isinstance(expected[0], dict):
+        return
+    document, problems = parse_yaml_text(source, "t.yaml")
+    assert document is not None and not problems
+    assert isinstance(document.root, SequenceNode)
+    value = document.root.value[0].value[0][1]
+    if isinstance(value, ScalarNode):
+        assert scalar_value(value) == expected[0]["key"]
+        assert type(scalar_value(value)) is type(expected[0]["key"])

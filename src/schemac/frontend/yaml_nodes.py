@@ -86,7 +86,6 @@ __all__ = [
 _STR = "tag:yaml.org,2002:str"
 _BOOL = "tag:yaml.org,2002:bool"
 _NULL = "tag:yaml.org,2002:null"
-_INT = "tag:yaml.org,2002:int"
 
 
 @attrs.frozen
@@ -167,7 +166,19 @@ def string_value(node: Node) -> str | None:
     return None
 
 
+#: The only plain scalars starting with a letter that YAML 1.1 does not read as
+#: strings: PyYAML's bool and null spellings (its other implicit types start
+#: with a digit, a sign, ".", "~", "<" or "=").
+_WORDS_WITH_TYPES = frozenset(
+    spelling
+    for word in ("yes", "no", "true", "false", "on", "off", "null")
+    for spelling in (word, word.capitalize(), word.upper())
+)
+
+
 def _resolved_tag(value: str) -> str:
+    if value[:1].isalpha() and value not in _WORDS_WITH_TYPES:
+        return _STR  # names, schemas, kernel names: nearly every scalar
     if value and value[0] not in _STANDARD_RESOLVER.yaml_implicit_resolvers:
         return _STR  # no implicit type starts with this character
     return str(_STANDARD_RESOLVER.resolve(ScalarNode, value, (True, False)))  # type: ignore[no-untyped-call]
@@ -184,11 +195,6 @@ def scalar_value(node: ScalarNode) -> object:
         return node.value.lower() in ("yes", "true", "on", "y")
     if tag == _NULL:
         return None
-    if tag == _INT:
-        try:
-            return int(node.value.replace("_", ""), 0)
-        except ValueError:
-            return node.value
     try:
         resolved = ScalarNode(tag, node.value, node.start_mark, node.end_mark, node.style)
         return yaml.SafeLoader("").construct_object(resolved)
