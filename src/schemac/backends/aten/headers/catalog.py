@@ -51,18 +51,16 @@ class Entry:
     dispatcher: DispatcherSignature
     #: ``add_Tensor``: the operator's struct in ``at::_ops``.
     struct_name: str
+    #: The canonical schema text, printed once (headers quote it many times).
+    schema: str
 
     @property
     def name(self) -> OperatorName:
         return self.fn.func.name
 
     @property
-    def schema(self) -> str:
-        return str(self.fn.func)
-
-    @property
     def qualified_schema(self) -> str:
-        return f"{self.fn.namespace}::{self.fn.func}"
+        return f"{self.fn.namespace}::{self.schema}"
 
     @property
     def is_function(self) -> bool:
@@ -78,11 +76,14 @@ class Entry:
 
 def _entry(fn: NativeFunction, resolution: Resolution) -> Entry:
     is_method = Variant.method in fn.variants
+    direct = cpp_signature_group(fn)
     return Entry(
         fn=fn,
         resolution=resolution,
-        functions=cpp_signature_group(fn, fallback_binding=fn.manual_cpp_binding),
-        direct=cpp_signature_group(fn),
+        functions=(
+            cpp_signature_group(fn, fallback_binding=True) if fn.manual_cpp_binding else direct
+        ),
+        direct=direct,
         methods=(
             cpp_signature_group(fn, method=True, fallback_binding=fn.manual_cpp_binding)
             if is_method
@@ -90,6 +91,7 @@ def _entry(fn: NativeFunction, resolution: Resolution) -> Entry:
         ),
         dispatcher=dispatcher_signature(fn),
         struct_name=unambiguous_name(fn.func),
+        schema=str(fn.func),
     )
 
 

@@ -64,19 +64,28 @@ class NamespaceDecls:
     declarations: tuple[Declaration, ...]
 
 
-def _unstructured(entry: Entry, key: str) -> Iterator[Declaration]:
+#: Declarations already printed in one call, by (function, kernel name): most
+#: kernels serve several dispatch keys.
+_Printed = dict[tuple[str, str], KernelDecl]
+
+
+def _unstructured(entry: Entry, key: str, printed: _Printed) -> Iterator[tuple[str, Declaration]]:
     kernel = entry.kernel(key)
     if kernel is None or kernel.name.startswith(LEGACY_MARK):
         return
-    sig = native_signature(entry.fn, kernel=kernel.name)
-    yield KernelDecl(f"{DEFAULT_EXPORT} {sig.decl(kernel.name)};")
+    memo_key = (entry.schema, kernel.name)
+    decl = printed.get(memo_key)
+    if decl is None:
+        sig = native_signature(entry.fn, kernel=kernel.name)
+        decl = printed[memo_key] = KernelDecl(f"{DEFAULT_EXPORT} {sig.decl(kernel.name)};")
+    yield kernel.namespace, decl
 
 
-def _declarations(item: Group | Entry, key: str) -> Iterator[tuple[str, Declaration]]:
+def _declarations(
+    item: Group | Entry, key: str, printed: _Printed
+) -> Iterator[tuple[str, Declaration]]:
     if isinstance(item, Entry):
-        kernel = item.kernel(key)
-        for decl in _unstructured(item, key):
-            yield (kernel.namespace if kernel else "", decl)
+        yield from _unstructured(item, key, printed)
         return
     kernel = item.out.kernel(key)
     if item.meta is not None and kernel is not None and kernel.structured:
@@ -92,18 +101,17 @@ def _declarations(item: Group | Entry, key: str) -> Iterator[tuple[str, Declarat
         )
         return
     for member in item.members():
-        member_kernel = member.kernel(key)
-        for decl in _unstructured(member, key):
-            yield (member_kernel.namespace if member_kernel else "", decl)
+        yield from _unstructured(member, key, printed)
 
 
 def kernel_declarations(
     items: tuple[Group | Entry, ...], keys: tuple[str, ...]
 ) -> tuple[NamespaceDecls, ...]:
     by_namespace: dict[str, dict[Declaration, None]] = {}
+    printed: _Printed = {}
     for item in items:
         for key in keys:
-            for namespace, decl in _declarations(item, key):
+            for namespace, decl in _declarations(item, key, printed):
                 by_namespace.setdefault(namespace, {})[decl] = None
     return tuple(NamespaceDecls(ns, tuple(decls)) for ns, decls in by_namespace.items())
 
