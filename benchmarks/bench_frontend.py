@@ -18,11 +18,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
+
+if TYPE_CHECKING:
+    from benchmarks import Inputs, Stage
 
 
 def _torchgen_loader(native: str, tags: str) -> Callable[[], object]:
@@ -52,6 +56,26 @@ def _time(fn: Callable[[], object]) -> tuple[float, float]:
     elapsed = time.perf_counter() - start, time.process_time() - start_cpu
     del result  # freeing the model is not part of loading it
     return elapsed
+
+
+def bench(inputs: Inputs, reps: int) -> list[Stage]:
+    """The runner's entry point (benchmarks/__main__.py): wall-time medians, alternating sides."""
+    from benchmarks import Stage, median
+
+    native, tags = str(inputs.native_functions), str(inputs.tags)
+    torchgen_run = _torchgen_loader(native, tags)
+
+    def schemac_run() -> object:
+        return load_module(native, tags)
+
+    schemac_run()  # warm up: grammar table, imports
+    torchgen_run()
+    ours: list[float] = []
+    theirs: list[float] = []
+    for _ in range(reps):
+        ours.append(_time(schemac_run)[0])
+        theirs.append(_time(torchgen_run)[0])
+    return [Stage("front end (load)", median(ours), median(theirs), 0.5)]
 
 
 def main() -> int:

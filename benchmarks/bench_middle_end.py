@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -30,6 +31,9 @@ from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager
+
+if TYPE_CHECKING:
+    from benchmarks import Inputs, Stage
 
 
 def _schemac(
@@ -67,6 +71,26 @@ def _torchgen(native: str, tags: str, derivatives: str | None) -> Callable[[], o
         return parsed, grouped, by_view, infos
 
     return run
+
+
+def bench(inputs: Inputs, reps: int) -> list[Stage]:
+    """The runner's entry point (benchmarks/__main__.py): load + passes, with derivatives if any."""
+    from benchmarks import Stage, median
+
+    native, tags = str(inputs.native_functions), str(inputs.tags)
+    derivatives = str(inputs.derivatives) if inputs.derivatives else None
+    ours, theirs = _schemac(native, tags, derivatives, False), _torchgen(native, tags, derivatives)
+    ours()
+    theirs()
+    schemac_times: list[float] = []
+    torchgen_times: list[float] = []
+    for _ in range(reps):
+        for side, times in ((ours, schemac_times), (theirs, torchgen_times)):
+            start = time.perf_counter()
+            side()
+            times.append(time.perf_counter() - start)
+    name = "middle end (load+passes)" if derivatives else "middle end (no derivatives)"
+    return [Stage(name, median(schemac_times), median(torchgen_times), 0.5)]
 
 
 def main() -> int:

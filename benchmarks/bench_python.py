@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
@@ -35,6 +36,9 @@ from schemac.backends.driver import compile_to_directory
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
 from schemac.passes.manager import run_pipeline
+
+if TYPE_CHECKING:
+    from benchmarks import Inputs, Stage
 
 
 def _schemac(
@@ -85,6 +89,33 @@ def _time(run: Callable[[], None]) -> tuple[float, float]:
     start, start_cpu = time.perf_counter(), time.process_time()
     run()
     return time.perf_counter() - start, time.process_time() - start_cpu
+
+
+def bench(inputs: Inputs, reps: int) -> list[Stage]:
+    """The runner's entry point (benchmarks/__main__.py): schemac -t python vs gen_autograd_python.
+
+    gen_autograd_python reads torch's own derivatives.yaml from its template
+    directory, and torchgen's bindings reject types the toy library uses, so
+    only torch's own files are compared.
+    """
+    from benchmarks import Skip, Stage, median
+
+    if not inputs.is_torch or inputs.derivatives is None or inputs.deprecated is None:
+        raise Skip("torchgen's Python generators only take torch's own YAML files")
+    native, tags = str(inputs.native_functions), str(inputs.tags)
+    derivatives, deprecated = str(inputs.derivatives), str(inputs.deprecated)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for path in ("schemac", "tg"):
+            (root / path).mkdir()
+        ours = _schemac(native, tags, derivatives, deprecated, root / "schemac")
+        theirs = _torchgen_full(native, tags, str(Path(derivatives).parent), root / "tg")
+        schemac_times: list[float] = []
+        torchgen_times: list[float] = []
+        for _ in range(reps):
+            schemac_times.append(_time(ours)[0])
+            torchgen_times.append(_time(theirs)[0])
+    return [Stage("python bindings", median(schemac_times), median(torchgen_times), 0.2)]
 
 
 def main() -> int:

@@ -1,0 +1,253 @@
+"""ATen backend speed and memory: ``schemac compile -t <ATen targets>`` against ``torchgen.gen``.
+
+Both sides run as they are used, each in its own subprocess, from the YAML to
+files on disk: torchgen as ``python -m torchgen.gen -s ATEN -d OUT
+--per-operator-headers --mps --xpu`` (what a PyTorch build runs), schemac as
+``python -m schemac compile NATIVE --tags TAGS -t headers,schema,cpu,... -o
+OUT`` with every target except autograd and python (those are torchgen's
+other generators; see bench_python).  Each rep writes into fresh directories;
+the two sides alternate, and swap which goes first every rep, so that the
+load of a shared machine hits both alike.
+
+Wall time, CPU time and peak RSS are taken per child from ``os.wait4``
+(``getrusage(RUSAGE_CHILDREN)`` only reports the largest child ever reaped,
+so deltas of it say nothing once a bigger child has run).  torchgen writes
+AOTInductor shims into its working directory, so it runs in a scratch cwd.
+
+Finally schemac is run once more over its last output with unchanged input:
+every file must keep its inode and mtime (write-if-changed).
+
+    python -m benchmarks.bench_aten [--reps N] [--input DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks import SRC, Inputs, Stage, median
+from schemac.backends.registry import TARGET_NAMES
+
+#: The targets whose outputs torchgen.gen writes (autograd and python come from gen_autograd*).
+ATEN_TARGETS: tuple[str, ...] = tuple(t for t in TARGET_NAMES if t not in ("autograd", "python"))
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    wall: float
+    cpu: float
+    #: Peak resident set size of the child, MiB.
+    peak_mib: float
+
+
+@dataclass(frozen=True)
+class Rewrites:
+    """What a second run over unchanged input did to the files of the first."""
+
+    files: int
+    changed: int  # inode or mtime differs
+    created: int
+    removed: int
+
+
+def run_child(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> ChildRun:
+    """Run ``argv`` to completion; its own wall time, CPU time and peak RSS."""
+    with tempfile.TemporaryFile() as stderr:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=stderr
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        if proc.returncode != 0:
+            stderr.seek(0)
+            tail = stderr.read().decode(errors="replace")[-2000:]
+            raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
+    # Linux reports ru_maxrss in KiB.
+    return ChildRun(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def _torchgen_source(inputs: Inputs, scratch: Path) -> Path:
+    """The ``-s`` directory torchgen.gen wants: native/*.yaml next to templates/."""
+    import torchgen
+
+    packaged = Path(torchgen.__file__).parent / "packaged" / "ATen"
+    if inputs.is_torch:
+        return packaged
+    source = scratch / "torchgen_source"
+    (source / "native").mkdir(parents=True)
+    (source / "native" / "native_functions.yaml").write_bytes(inputs.native_functions.read_bytes())
+    (source / "native" / "tags.yaml").write_bytes(inputs.tags.read_bytes())
+    (source / "templates").symlink_to(packaged / "templates")
+    return source
+
+
+def torchgen_argv(source: Path, out: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(out),
+        "--per-operator-headers", "--mps", "--xpu",
+    ]  # fmt: skip
+
+
+def schemac_argv(inputs: Inputs, out: Path) -> list[str]:
+    return [
+        sys.executable, "-m", "schemac", "compile", str(inputs.native_functions),
+        "--tags", str(inputs.tags), "-t", ",".join(ATEN_TARGETS), "-o", str(out),
+    ]  # fmt: skip
+
+
+def schemac_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(SRC), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    """``relative path -> (inode, mtime_ns)`` of every file under ``root``."""
+    found: dict[str, tuple[int, int]] = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = Path(directory, name)
+            info = path.stat()
+            found[str(path.relative_to(root))] = (info.st_ino, info.st_mtime_ns)
+    return found
+
+
+def compare(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> Rewrites:
+    changed = sum(1 for p, s in after.items() if p in before and before[p] != s)
+    return Rewrites(
+        files=len(after),
+        changed=changed,
+        created=len(after.keys() - before.keys()),
+        removed=len(before.keys() - after.keys()),
+    )
+
+
+@dataclass(frozen=True)
+class AtenResult:
+    schemac: tuple[ChildRun, ...]
+    torchgen: tuple[ChildRun, ...]
+    rerun: ChildRun
+    rewrites: Rewrites
+    schemac_files: frozenset[str]
+    torchgen_files: frozenset[str]
+
+
+def measure(inputs: Inputs, reps: int, log: bool = False) -> AtenResult:
+    ours: list[ChildRun] = []
+    theirs: list[ChildRun] = []
+    env = schemac_env()
+    with tempfile.TemporaryDirectory(prefix="bench_aten_") as tmp:
+        scratch = Path(tmp)
+        source = _torchgen_source(inputs, scratch)
+        last_out = scratch / "none"
+        tg_out = scratch / "none"
+        for rep in range(reps):
+            rep_dir = scratch / f"rep{rep}"
+            (rep_dir / "cwd").mkdir(parents=True)
+            last_out, tg_out = rep_dir / "schemac", rep_dir / "torchgen"
+
+            def run_schemac(out: Path = last_out, cwd: Path = rep_dir) -> None:
+                ours.append(run_child(schemac_argv(inputs, out), cwd, env))
+
+            def run_torchgen(out: Path = tg_out, cwd: Path = rep_dir / "cwd") -> None:
+                theirs.append(run_child(torchgen_argv(source, out), cwd))
+
+            order = (run_schemac, run_torchgen) if rep % 2 == 0 else (run_torchgen, run_schemac)
+            for side in order:
+                side()
+            if log:
+                print(
+                    f"run {rep + 1}: schemac {ours[-1].wall:.2f}s (cpu {ours[-1].cpu:.2f}s, "
+                    f"{ours[-1].peak_mib:.0f} MiB)  torchgen {theirs[-1].wall:.2f}s "
+                    f"(cpu {theirs[-1].cpu:.2f}s, {theirs[-1].peak_mib:.0f} MiB)",
+                    flush=True,
+                )
+        before = snapshot(last_out)
+        rerun = run_child(schemac_argv(inputs, last_out), scratch, env)
+        rewrites = compare(before, snapshot(last_out))
+        torchgen_files = frozenset(snapshot(tg_out))
+    # schemac nests ATen's files under ATen/ (torchgen's -d is that directory) and keeps a manifest.
+    schemac_files = frozenset(
+        p.removeprefix("ATen/") for p in before if not p.startswith(".schemac-")
+    )
+    return AtenResult(tuple(ours), tuple(theirs), rerun, rewrites, schemac_files, torchgen_files)
+
+
+def stages(result: AtenResult) -> list[Stage]:
+    ours, theirs = result.schemac, result.torchgen
+    common = len(result.schemac_files & result.torchgen_files)
+    files_note = (
+        f"files: schemac {len(result.schemac_files)}, torchgen {len(result.torchgen_files)}, "
+        f"same path {common}"
+    )
+    w = result.rewrites
+    rerun_note = (
+        f"unchanged rerun {result.rerun.wall:.2f}s: {w.changed} of {w.files} files rewritten, "
+        f"{w.created} created, {w.removed} removed"
+    )
+    return [
+        Stage(
+            "aten compile",
+            median([r.wall for r in ours]),
+            median([r.wall for r in theirs]),
+            0.2,
+            notes=(files_note, rerun_note),
+        ),
+        Stage(
+            "aten compile (cpu)",
+            median([r.cpu for r in ours]),
+            median([r.cpu for r in theirs]),
+            0.2,
+            unit="cpu s",
+        ),
+        Stage(
+            "aten peak RSS",
+            max(r.peak_mib for r in ours),
+            max(r.peak_mib for r in theirs),
+            1.0,
+            unit="MiB",
+        ),
+    ]
+
+
+def bench(inputs: Inputs, reps: int) -> list[Stage]:
+    """The runner's entry point (benchmarks/__main__.py)."""
+    return stages(measure(inputs, reps))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--reps", type=int, default=3, help="runs of each side (default 3)")
+    parser.add_argument(
+        "--input", type=Path, help="a library directory like examples/toyops (default: torch's)"
+    )
+    args = parser.parse_args()
+    inputs = Inputs.directory(args.input) if args.input else Inputs.torch()
+    print(f"targets: {','.join(ATEN_TARGETS)}")
+    result = measure(inputs, args.reps, log=True)
+    for stage in stages(result):
+        print(
+            f"{stage.name:<20} schemac {stage.schemac:8.2f} {stage.unit:<7} torchgen "
+            f"{stage.torchgen:8.2f}  ratio {stage.ratio:.2f} "
+            f"(speed-up {1 / stage.ratio if stage.ratio else 0:.1f}x)"
+        )
+        for note in stage.notes:
+            print(f"  {note}")
+    only_tg = sorted(result.torchgen_files - result.schemac_files)
+    only_ours = sorted(result.schemac_files - result.torchgen_files)
+    print(f"only torchgen ({len(only_tg)}): {', '.join(only_tg[:10])}")
+    print(f"only schemac ({len(only_ours)}): {', '.join(only_ours[:10])}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
