@@ -20,7 +20,7 @@ from schemac.backends.python.errors import (
     UnsupportedPythonType,
 )
 from schemac.backends.python.overloads import OverloadGroup, SignedFunction, group_overloads
-from schemac.backends.python.routing import BINDING_MODULES, BindingModule
+from schemac.backends.python.routing import BINDING_MODULES, VARIABLE_METHODS, BindingModule
 from schemac.backends.python.signatures import cpp_function_name, python_signature
 from schemac.backends.python.skips import (
     GENERATED_TAG,
@@ -140,21 +140,20 @@ def as_diagnostic(function: NativeFunction, error: Exception) -> Diagnostic:
     )
 
 
-def signed_functions(
-    module: Module, functions: Sequence[NativeFunction], *, method: bool
-) -> list[SignedFunction]:
+def signed_functions(functions: Sequence[NativeFunction]) -> list[SignedFunction]:
+    """Each function with its (function-side) Python signature."""
     pairs: list[SignedFunction] = []
     problems: list[Diagnostic] = []
     for f in functions:
         try:
-            sig = python_signature(f.func, category_override=f.category_override, method=method)
+            sig = python_signature(f.func, category_override=f.category_override, method=False)
         except SIGNATURE_ERRORS as error:
             problems.append(as_diagnostic(f, error))
             continue
         pairs.append(SignedFunction(sig, f))
     if problems:
         raise InputError(problems)
-    return pairs + deprecated_signatures(module.deprecated, pairs, method=method)
+    return pairs
 
 
 def operator_bindings(
@@ -174,8 +173,15 @@ def operator_bindings(
 
 def python_bindings(module: Module) -> PythonBindings:
     bound = [f for f in module.functions if is_bound(f)]
-    method_pairs = signed_functions(module, bound, method=True)
-    function_pairs = signed_functions(module, bound, method=False)
+    plain = signed_functions(bound)
+    function_pairs = plain + deprecated_signatures(module.deprecated, plain, method=False)
+    # A method's signature is the function's without self; only methods need it.
+    method_pairs = [
+        SignedFunction(p.signature.as_method(), p.function)
+        for p in plain
+        if VARIABLE_METHODS.binds(p.function)
+    ]
+    method_pairs += deprecated_signatures(module.deprecated, plain, method=True)
     per_module = tuple(
         (
             target,

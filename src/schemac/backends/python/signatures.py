@@ -87,6 +87,12 @@ class PythonSignature:
         text = f"{self.name}({', '.join(formals)})"
         return text + "|deprecated" if self.deprecated is not None else text
 
+    def as_method(self) -> PythonSignature:
+        """The ``Tensor.<name>`` form: ``self`` is the tensor the method is called on."""
+        return attrs.evolve(
+            self, input_args=tuple(a for a in self.input_args if a.name != "self"), method=True
+        )
+
     def with_outputs_of(self, out_signature: PythonSignature) -> PythonSignature:
         """The signature that parses both this overload and its out= twin.
 
