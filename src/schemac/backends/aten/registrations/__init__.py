@@ -1,9 +1,16 @@
-"""ATen's dispatcher registrations: ``Register<Key>.cpp`` and their companions.
+"""ATen's dispatcher registrations and the C++ that goes with them.
 
-Each output family has its own module: :mod:`.register_key` (one dispatch
-key's wrappers, registrations and ``at::<key>::`` functions), built from
-:mod:`.plan` (which wrapper each operator gets), :mod:`.wrappers` and
-:mod:`.structured` (the C++ of each wrapper), :mod:`.helpers` and
-:mod:`.keys` (per-key facts).  :mod:`.targets` names the ``-t`` targets.
-See docs/backends.md, "Registration backends".
+One module per output family, each registered as a backend in
+:mod:`schemac.backends.registry`:
+
+* :mod:`.targets` -> ``Register<Key>_<n>.cpp`` for the dispatch-key targets,
+  built by :mod:`.register_key` from :mod:`.plan` (which wrapper each operator
+  gets), :mod:`.wrappers` and :mod:`.structured` (the C++ of each wrapper),
+  :mod:`.helpers` and :mod:`.keys` (per-key facts);
+* :mod:`.operators` -> ``Operators_<n>.cpp`` (``headers`` target);
+* :mod:`.backend_select` -> ``RegisterBackendSelect.cpp`` (``schema`` target);
+* :mod:`.view_copy` -> ``CompositeViewCopyKernels.cpp`` (``composite`` target).
+
+:mod:`.translate` passes arguments between signature views.  See
+docs/backends.md, "Registration backends".
 """
