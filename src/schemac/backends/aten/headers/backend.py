@@ -67,9 +67,9 @@ def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
             yield r.file(f"{OPS_DIR}/{root}_meta.h", "meta.h.mako", meta, family)
 
 
-def _per_key(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
+def _per_key(r: _Renderer, module: Module, catalog: Catalog) -> Iterator[GeneratedFile]:
     for key in dispatch_keys.HEADER_KEYS:
-        umbrella, headers = dispatch_keys.key_headers(catalog, key)
+        umbrella, headers = dispatch_keys.key_headers(module, catalog, key)
         for header in headers:
             yield r.file(header.path, "dispatch.h.mako", header)
         yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
@@ -109,7 +109,7 @@ def emit_headers(module: Module) -> tuple[GeneratedFile, ...]:
     renderer = _Renderer(Templates(__package__ or ""), module_sources(module))
     return (
         *_per_operator(renderer, catalog),
-        *_per_key(renderer, catalog),
+        *_per_key(renderer, module, catalog),
         *_umbrellas(renderer, catalog),
     )
 
