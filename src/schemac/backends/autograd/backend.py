@@ -12,9 +12,12 @@ from collections.abc import Iterable, Iterator
 import attrs
 
 from schemac.backends.autograd.functions import functions_files
+from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
 from schemac.backends.autograd.nodes import node_views
 from schemac.backends.autograd.operators import operator_plans
+from schemac.backends.autograd.trace_type import trace_files
 from schemac.backends.autograd.variable_type import variable_type_files
+from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
@@ -31,6 +34,9 @@ def emit_autograd(module: Module) -> Iterator[GeneratedFile]:
     yield from functions_files(templates, node_views(module), sources, OUTPUT_DIR)
     plans = operator_plans(module)
     yield from variable_type_files(templates, plans, sources, OUTPUT_DIR)
+    yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR)
+    yield from view_funcs_files(templates, plans, sources, OUTPUT_DIR)
+    yield from trace_files(templates, plans, sources, OUTPUT_DIR)
 
 
 @attrs.frozen

@@ -1,0 +1,62 @@
+"""Redispatching an operator to the keys below the current one.
+
+Every autograd-layer kernel ends up calling ``at::_ops::<op>::redispatch``
+with the incoming key set masked to the keys after its own, and returning
+either the call's result or, for in-place and out= operators, the mutated
+arguments.  :class:`Redispatch` prints that call and the return expression
+once for all three emitters.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.backends.autograd.operators import return_names
+from schemac.backends.aten.signatures.dispatcher import dispatcher_signature
+from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.ir.native import NativeFunction
+from schemac.ir.schema import SchemaKind
+
+
+@attrs.frozen
+class Redispatch:
+    #: ``ret name(c10::DispatchKeySet ks, ...)`` of the kernel.
+    head: str
+    call: str
+    #: True when the kernel returns its mutated arguments, not the call's value.
+    returns_arguments: bool
+    returns_void: bool
+    result_names: tuple[str, ...]
+
+    @property
+    def return_expr(self) -> str:
+        names = self.result_names
+        if len(names) == 1:
+            return names[0]
+        if self.returns_arguments:
+            return f"std::forward_as_tuple({', '.join(names)})"
+        return f"std::make_tuple({', '.join(f'std::move({n})' for n in names)})"
+
+    @property
+    def binding(self) -> str:
+        """Binds ``_tmp`` (the call's value) to the return names."""
+        if len(self.result_names) == 1:
+            return f"auto {self.result_names[0]} = std::move(_tmp);"
+        return f"auto [{', '.join(self.result_names)}] = std::move(_tmp);"
+
+
+def redispatch(
+    fn: NativeFunction, name: str, keyset: str, arg_exprs: dict[str, str] | None = None
+) -> Redispatch:
+    sig = dispatcher_signature(fn)
+    params = ", ".join(["c10::DispatchKeySet ks", *(p.defn() for p in sig.params)])
+    exprs = arg_exprs or {}
+    args = ", ".join([keyset, *(exprs.get(p.name, p.name) for p in sig.params)])
+    kind = fn.func.kind()
+    return Redispatch(
+        head=f"{sig.returns} {name}({params})",
+        call=f"at::_ops::{unambiguous_name(fn.func)}::redispatch({args})",
+        returns_arguments=kind in (SchemaKind.inplace, SchemaKind.out),
+        returns_void=not fn.func.returns,
+        result_names=return_names(fn.func),
+    )

@@ -1,0 +1,107 @@
+"""ADInplaceOrViewType_<n>.cpp: version counters and view metadata.
+
+The ADInplaceOrView key runs before the backend for every operator that
+mutates its arguments (in-place and out=) or returns a view.  A mutating
+kernel bumps the version counter of each mutated output after the
+redispatch, so a SavedVariable holding the old value notices at backward
+time.  A view kernel wraps the result with ``as_view`` so autograd knows its
+base; when the view cannot be replayed with ``as_strided`` it also records a
+:mod:`ViewFunc <.view_funcs>` (forward replay) and the functional inverse
+(``FunctionalInverses::<op>_inverse``, reverse replay).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.autograd.calls import Redispatch, redispatch
+from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
+from schemac.backends.autograd.policy import VIEW_FUNCTIONS_WITH_METADATA_CHANGE
+from schemac.backends.autograd.view_funcs import view_func_name
+from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.templating import Templates
+from schemac.ir.types import ListType
+
+NUM_SHARDS = 2
+KEYSET = "ks & c10::after_ADInplaceOrView_keyset"
+
+
+@attrs.frozen
+class InplaceOrViewKernel:
+    name: str
+    schema_name: str
+    call: Redispatch
+    #: Mutated outputs whose version counters are bumped.
+    bumped: tuple[str, ...] = ()
+    #: For views: the base argument, else None.
+    base: str | None = None
+    multi_output: bool = False
+    metadata_change: bool = False
+    view_func: str | None = None
+    view_func_args: str = ""
+    inverse: str | None = None
+    differentiable: bool = True
+
+
+def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
+    fn = plan.fn
+    name = wrapper_name(fn)
+    call = redispatch(fn, name, KEYSET)
+    if plan.modifies_arguments:
+        return InplaceOrViewKernel(name, plan.schema_name, call, bumped=call.result_names)
+    multi = isinstance(fn.func.returns[0].type, ListType)
+    args = [a.name for a in fn.func.arguments.flat_all[1:]]
+    if multi:
+        args.append("view_idx")
+    inverse_args = ", ".join(
+        ["view_idx"] * multi + [a.name for a in fn.func.arguments.flat_all[1:]]
+    )
+    inverse = (
+        f"at::functionalization::FunctionalInverses::{unambiguous_name(fn.func)}_inverse("
+        f"{plan.view_of}, input_view, at::functionalization::InverseReturnMode::AlwaysView"
+        f"{', ' + inverse_args if inverse_args else ''})"
+    )
+    return InplaceOrViewKernel(
+        name,
+        plan.schema_name,
+        call,
+        base=plan.view_of,
+        multi_output=multi,
+        metadata_change=plan.base in VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
+        view_func=f"torch::autograd::generated::{view_func_name(fn)}",
+        view_func_args=", ".join(args),
+        inverse=inverse,
+        differentiable=bool(plan.differentiable_outputs(plan.info_for("Default"))),
+    )
+
+
+@attrs.frozen
+class InplaceOrViewShardView:
+    shard: str
+    headers: tuple[str, ...]
+    kernels: tuple[InplaceOrViewKernel, ...]
+
+
+def inplace_or_view_plans(plans: tuple[OperatorPlan, ...]) -> tuple[OperatorPlan, ...]:
+    return tuple(p for p in plans if p.has_inplace_or_view_kernel)
+
+
+def inplace_or_view_files(
+    templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
+) -> Iterator[GeneratedFile]:
+    chosen = inplace_or_view_plans(plans)
+    files = ShardedFile(f"{directory}/ADInplaceOrViewType.cpp", NUM_SHARDS)
+
+    def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
+        view = InplaceOrViewShardView(
+            label, tuple(sorted({p.root_name for p in shard})), tuple(_kernel(p) for p in shard)
+        )
+        return templates.render("ADInplaceOrViewType.cpp.mako", view, sources=sources)
+
+    for index, shard in enumerate(sharded(chosen, lambda p: p.root_name, NUM_SHARDS)):
+        yield GeneratedFile(files.shard_path(index), render(str(index), shard))
+    yield GeneratedFile(files.everything_path, render("Everything", chosen))

@@ -1,0 +1,108 @@
+"""TraceType_<n>.cpp: TorchScript tracer kernels.
+
+Under ``torch.jit.trace`` every operator call is recorded as a graph node
+with its inputs and outputs.  The Tracer kernel creates that node, turns
+tracing off while the operator runs (so its own calls are not recorded
+again), and records the outputs.  In-place and out= operators are recorded
+as their functional form when the tracer forces out-of-place graphs.
+Operators that take a Storage, return no tensor, or are listed in
+policy.DONT_RECORD_TRACE are registered but only redispatch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.autograd.calls import Redispatch, redispatch
+from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
+from schemac.backends.autograd.policy import DONT_RECORD_TRACE
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.templating import Templates
+from schemac.ir.schema import SchemaKind
+from schemac.ir.types import BaseTy, is_like
+
+NUM_SHARDS = 10
+KEYSET = "ks & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, c10::DispatchKey::Tracer)"
+
+
+@attrs.frozen
+class TraceKernel:
+    name: str
+    schema_name: str
+    call: Redispatch
+    record: bool
+    #: Qualified symbol recorded normally, and when forced out of place.
+    symbol: str = ""
+    outplace_symbol: str = ""
+    inputs: tuple[str, ...] = ()
+    out_inputs: tuple[str, ...] = ()
+    #: Argument that must not alias when recorded out of place (in-place self, out=).
+    unique: str | None = None
+    unique_label: str = ""
+
+
+def should_record(plan: OperatorPlan) -> bool:
+    func = plan.fn.func
+    if any(is_like(a.type, BaseTy.Storage) for a in func.arguments.flat_all):
+        return False
+    if not any(is_like(r.type, BaseTy.Tensor) for r in func.returns):
+        return False
+    return plan.base not in DONT_RECORD_TRACE
+
+
+def _kernel(plan: OperatorPlan) -> TraceKernel:
+    fn = plan.fn
+    name = wrapper_name(fn)
+    call = redispatch(fn, name, KEYSET)
+    if not should_record(plan):
+        return TraceKernel(name, plan.schema_name, call, record=False)
+    func = fn.func
+    kind = func.kind()
+    ns = fn.namespace
+    base = func.name.name
+    functional = f"{ns}::{str(base).removesuffix('_') if base.inplace else base}"
+    recorded = f"{ns}::{base}" if kind is SchemaKind.inplace else functional
+    unique = None
+    if kind is SchemaKind.inplace:
+        unique = "self"
+    elif kind is SchemaKind.out and len(func.arguments.out) == 1:
+        unique = func.arguments.out[0].name
+    return TraceKernel(
+        name,
+        plan.schema_name,
+        call,
+        record=True,
+        symbol=recorded,
+        outplace_symbol=functional,
+        inputs=tuple(a.name for a in func.arguments.flat_non_out),
+        out_inputs=tuple(a.name for a in func.arguments.out),
+        unique=unique,
+        unique_label=plan.cpp_name,
+    )
+
+
+@attrs.frozen
+class TraceShardView:
+    shard: str
+    headers: tuple[str, ...]
+    kernels: tuple[TraceKernel, ...]
+
+
+def trace_files(
+    templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
+) -> Iterator[GeneratedFile]:
+    chosen = tuple(p for p in plans if p.is_traced)
+    files = ShardedFile(f"{directory}/TraceType.cpp", NUM_SHARDS)
+
+    def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
+        view = TraceShardView(
+            label, tuple(sorted({p.root_name for p in shard})), tuple(_kernel(p) for p in shard)
+        )
+        return templates.render("TraceType.cpp.mako", view, sources=sources)
+
+    for index, shard in enumerate(sharded(chosen, lambda p: p.root_name, NUM_SHARDS)):
+        yield GeneratedFile(files.shard_path(index), render(str(index), shard))
+    yield GeneratedFile(files.everything_path, render("Everything", chosen))
