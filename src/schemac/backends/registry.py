@@ -122,6 +122,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("composite",),
     ),
     BackendEntry("python-bindings", "schemac.backends.python.backend:BACKEND", ("python",)),
+    BackendEntry("autograd", "schemac.backends.autograd.backend:BACKEND", ("autograd",)),
 )
 
 
