@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemac.backends.output import (
     MANIFEST_NAME,
@@ -172,3 +174,34 @@ def test_an_unreadable_manifest_removes_nothing(tmp_path: Path) -> None:
     (out / MANIFEST_NAME).write_bytes(b"\xff\xfe not utf-8")
     assert commit(_files(a_h="A"), out, targets=["schema"]).removed == ()
     assert (out / "b.h").exists()
+
+
+_PATHS = st.sampled_from(["a.h", "b.h", "d/c.h", "d/e/f.h", "g.cpp"])
+_RUN = st.tuples(
+    st.sampled_from(["schema", "cpu"]),
+    st.dictionaries(_PATHS, st.sampled_from(["1", "2", "3\n"]), max_size=4),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_RUN, min_size=1, max_size=6))
+def test_any_sequence_of_runs_leaves_exactly_the_owned_files(tmp_path_factory, runs) -> None:
+    out = tmp_path_factory.mktemp("runs") / "out"
+    out.mkdir()
+    (out / "user.txt").write_text("mine")
+    owner: dict[str, tuple[str, str]] = {}  # path -> (target, text) expected on disk
+    for target, texts in runs:
+        # A path another target owns would be produced twice in a real compile;
+        # a run only ever produces paths no other target currently owns.
+        texts = {p: t for p, t in texts.items() if owner.get(p, (target,))[0] == target}
+        files = [GeneratedFile(p, t, target=target) for p, t in sorted(texts.items())]
+        commit(files, out, targets=[target])
+        owner = {p: v for p, v in owner.items() if v[0] != target}
+        owner.update({p: (target, t) for p, t in texts.items()})
+        on_disk = {
+            str(p.relative_to(out)): p.read_text()
+            for p in out.rglob("*")
+            if p.is_file() and p.name != MANIFEST_NAME
+        }
+        assert on_disk == {"user.txt": "mine", **{p: t for p, (_, t) in owner.items()}}
+        assert read_manifest(out) == {p: tgt for p, (tgt, _) in owner.items()}
