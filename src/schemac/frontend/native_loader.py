@@ -14,6 +14,8 @@ each other, other than duplicate names, are for the passes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import attrs
 
 from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
@@ -87,6 +89,35 @@ def load_native_functions(
     return tuple(functions)
 
 
+#: How each key's value is read; a key the entry does not have keeps the
+#: NativeFunction default.  (Only present keys are read: most entries have
+#: three or four of the eighteen.)
+_FieldReader = Callable[[EntryReader, SchemaParser, "frozenset[str] | None"], object]
+_FIELD_READERS: dict[str, _FieldReader] = {
+    "variants": lambda r, p, t: _read_variants(r),
+    "dispatch": lambda r, p, t: read_dispatch(r),
+    "structured": lambda r, p, t: r.boolean("structured", False),
+    "structured_delegate": lambda r, p, t: read_operator_name(r, p, "structured_delegate"),
+    "structured_inherits": lambda r, p, t: r.string("structured_inherits"),
+    "precomputed": lambda r, p, t: read_precomputed(r, p),
+    "device_guard": lambda r, p, t: r.boolean("device_guard", True),
+    "device_check": lambda r, p, t: _read_device_check(r),
+    "manual_kernel_registration": lambda r, p, t: r.boolean("manual_kernel_registration", False),
+    "manual_cpp_binding": lambda r, p, t: r.boolean("manual_cpp_binding", False),
+    "python_module": lambda r, p, t: r.string("python_module"),
+    "category_override": lambda r, p, t: r.string("category_override"),
+    "autogen": lambda r, p, t: read_autogen(r, p),
+    "tags": lambda r, p, t: _read_tags(r, t),
+    "ufunc_inner_loop": lambda r, p, t: read_ufunc_inner_loop(r),
+    "cpp_no_default_args": lambda r, p, t: frozenset(
+        text for text, _ in r.string_list("cpp_no_default_args")
+    ),
+    "use_const_ref_for_mutable_tensors": lambda r, p, t: r.boolean(
+        "use_const_ref_for_mutable_tensors", False
+    ),
+}
+
+
 def _load_entry(
     file: str,
     node: MappingNode,
@@ -96,58 +127,14 @@ def _load_entry(
 ) -> NativeFunction | None:
     reader = EntryReader(file, node, sink, NATIVE_KEYS, "native function entry")
     schema = _read_schema(reader, parser)
-    variants = _read_variants(reader)
-    structured = reader.boolean("structured", False)
-    precomputed = read_precomputed(reader, parser)
-    dispatch = read_dispatch(reader)
-    manual_kernel_registration = reader.boolean("manual_kernel_registration", False)
-    use_const_ref = reader.boolean("use_const_ref_for_mutable_tensors", False)
-    python_module = reader.string("python_module")
-    ufunc = read_ufunc_inner_loop(reader)
-    fields = dict(
-        variants=variants,
-        dispatch=dispatch,
-        structured=structured,
-        structured_delegate=read_operator_name(reader, parser, "structured_delegate"),
-        structured_inherits=reader.string("structured_inherits"),
-        precomputed=precomputed,
-        device_guard=reader.boolean("device_guard", True),
-        device_check=_read_device_check(reader),
-        manual_kernel_registration=manual_kernel_registration,
-        manual_cpp_binding=reader.boolean("manual_cpp_binding", False),
-        python_module=python_module,
-        category_override=reader.string("category_override"),
-        autogen=read_autogen(reader, parser),
-        tags=_read_tags(reader, valid_tags),
-        ufunc_inner_loop=ufunc,
-        cpp_no_default_args=frozenset(t for t, _ in reader.string_list("cpp_no_default_args")),
-        use_const_ref_for_mutable_tensors=use_const_ref,
-    )
-    if precomputed is not None and not structured:
-        sink.error(reader.key_span("precomputed"), "'precomputed' requires 'structured: True'")
-    if ufunc and not structured:
-        sink.error(
-            reader.key_span("ufunc_inner_loop"), "'ufunc_inner_loop' requires 'structured: True'"
-        )
-    if dispatch is not None and manual_kernel_registration:
-        sink.error(
-            reader.key_span("dispatch"),
-            "'dispatch' has no effect with 'manual_kernel_registration: True'",
-            "remove one of the two",
-        )
-    if python_module is not None and Variant.method in variants:
-        sink.error(
-            reader.key_span("python_module"),
-            "functions in a python_module cannot be methods",
-            "remove 'method' from 'variants'",
-        )
+    fields = {
+        key: _FIELD_READERS[key](reader, parser, valid_tags)
+        for key, _, _ in reader.items()
+        if key != "func"
+    }
+    _check_combinations(reader, fields, schema)
     if schema is None:
         return None
-    if use_const_ref and schema.arguments.out:
-        sink.error(
-            reader.key_span("use_const_ref_for_mutable_tensors"),
-            "'use_const_ref_for_mutable_tensors' is not supported on out= operators",
-        )
     namespace = schema.name.name.namespace or DEFAULT_NAMESPACE
     if schema.name.name.namespace is not None:
         # The namespace is a property of the entry; the schema is the
@@ -161,6 +148,38 @@ def _load_entry(
         field_spans=reader.field_spans(),
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _check_combinations(
+    reader: EntryReader, fields: dict[str, object], schema: FunctionSchema | None
+) -> None:
+    """Keys that make no sense together in one entry."""
+    sink = reader.sink
+    structured = fields.get("structured", False)
+    if fields.get("precomputed") is not None and not structured:
+        sink.error(reader.key_span("precomputed"), "'precomputed' requires 'structured: True'")
+    if fields.get("ufunc_inner_loop") and not structured:
+        sink.error(
+            reader.key_span("ufunc_inner_loop"), "'ufunc_inner_loop' requires 'structured: True'"
+        )
+    if fields.get("dispatch") is not None and fields.get("manual_kernel_registration"):
+        sink.error(
+            reader.key_span("dispatch"),
+            "'dispatch' has no effect with 'manual_kernel_registration: True'",
+            "remove one of the two",
+        )
+    variants = fields.get("variants", frozenset())
+    if fields.get("python_module") is not None and Variant.method in variants:  # type: ignore[operator]
+        sink.error(
+            reader.key_span("python_module"),
+            "functions in a python_module cannot be methods",
+            "remove 'method' from 'variants'",
+        )
+    if fields.get("use_const_ref_for_mutable_tensors") and schema and schema.arguments.out:
+        sink.error(
+            reader.key_span("use_const_ref_for_mutable_tensors"),
+            "'use_const_ref_for_mutable_tensors' is not supported on out= operators",
+        )
 
 
 def _read_schema(reader: EntryReader, parser: SchemaParser) -> FunctionSchema | None:
@@ -184,6 +203,14 @@ def _read_schema(reader: EntryReader, parser: SchemaParser) -> FunctionSchema | 
         return None
 
 
+#: The spellings nearly every entry uses, read without splitting.
+_USUAL_VARIANTS = {
+    "function": frozenset({Variant.function}),
+    "method": frozenset({Variant.method}),
+    "function, method": frozenset({Variant.function, Variant.method}),
+    "method, function": frozenset({Variant.function, Variant.method}),
+}
+
 _VARIANT_HINT = "write 'function', 'method' or 'function, method'"
 
 
@@ -194,6 +221,9 @@ def _read_variants(reader: EntryReader) -> frozenset[Variant]:
     text = reader.string("variants", "a string such as 'function, method'")
     if text is None:
         return frozenset({Variant.function})
+    common = _USUAL_VARIANTS.get(text)
+    if common is not None:
+        return common
     variants: set[Variant] = set()
     assert isinstance(node, ScalarNode)
     for name, offset in split_pieces(text):
