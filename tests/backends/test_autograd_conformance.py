@@ -1,0 +1,172 @@
+"""``-t autograd`` against torchgen's gen_autograd, on the installed torch's YAML.
+
+torchgen runs once per session (shared by xdist workers through a lock file,
+like ``torchgen_aten_dir``), with its working directory in the temp dir.
+Compared, per family:
+
+* Functions.h: every backward node struct: name, base class, data members
+  (type and name), and the order of the structs;
+* the operators registered for the Autograd keys (VariableType), the
+  ADInplaceOrView key and the Tracer key, and whether each Autograd
+  registration is a generated kernel or the not-implemented fallback;
+* ViewFuncs.h: the view-func classes and their captured members.
+
+The target is equality: every reference fact present and nothing extra.  The
+per-family counts are printed (``pytest -s``) as a record of the match.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import importlib.metadata
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from schemac.backends.autograd.backend import emit_autograd
+from schemac.ir.module import Module
+
+pytestmark = pytest.mark.torch
+
+_STRUCT = re.compile(r"^struct TORCH_API (\w+) : public (\w+) \{$(.*?)^\};", re.M | re.S)
+_MEMBER = re.compile(r"^  ([\w:<>, ]+?) (\w+)(?: = [^;]*)?;$", re.M)
+_VIEW_FUNC = re.compile(r"^struct (\w+) : public torch::autograd::ViewFunc \{$(.*?)^\};", re.M | re.S)
+_LIBRARY_BLOCK = re.compile(r"^TORCH_LIBRARY_IMPL\(aten, (\w+), m\) \{$(.*?)^\}", re.M | re.S)
+_IMPL = re.compile(r'm\.impl\("([^"]+)",\s*(TORCH_FN\([\w:]+\)|[\w:]+\(\))')
+
+
+def _run_gen_autograd(destination: Path) -> None:
+    import torchgen
+
+    packaged = Path(torchgen.__file__).parent / "packaged"
+    staging = destination.with_name(destination.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    command = [
+        sys.executable, "-m", "torchgen.packaged.autograd.gen_autograd",
+        str(packaged / "ATen/native/native_functions.yaml"),
+        str(packaged / "ATen/native/tags.yaml"),
+        str(staging), str(packaged / "autograd"),
+    ]  # fmt: skip
+    subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
+    staging.rename(destination)
+
+
+@pytest.fixture(scope="session")
+def torchgen_autograd_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """torchgen's gen_autograd outputs, generated once for all workers."""
+    shared = tmp_path_factory.getbasetemp().parent
+    destination = shared / f"torchgen-autograd-{importlib.metadata.version('torch')}"
+    with open(shared / "torchgen-autograd.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not destination.is_dir():
+                _run_gen_autograd(destination)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    yield destination
+
+
+@pytest.fixture(scope="module")
+def schemac_autograd(schemac_module: Module) -> dict[str, str]:
+    """schemac's autograd files by name (without the ``autograd/`` directory)."""
+    files = {f.path: f.text for f in emit_autograd(schemac_module)}
+    assert all(p.startswith("autograd/") for p in files)
+    return {p.removeprefix("autograd/"): text for p, text in files.items()}
+
+
+def node_structs(text: str) -> dict[str, tuple[str, tuple[tuple[str, str], ...]]]:
+    """node name -> (base class, sorted (type, name) data members)."""
+    result = {}
+    for match in _STRUCT.finditer(text):
+        members = tuple(sorted((t.strip(), n) for t, n in _MEMBER.findall(match.group(3))))
+        result[match.group(1)] = (match.group(2), members)
+    return result
+
+
+def view_funcs(text: str) -> dict[str, tuple[str, ...]]:
+    """view-func class -> its private data members, in declaration order."""
+    result = {}
+    for match in _VIEW_FUNC.finditer(text):
+        private = re.split(r"^\s*private:\s*$", match.group(2), flags=re.M)[-1]
+        result[match.group(1)] = tuple(
+            line.strip() for line in private.splitlines() if line.strip()
+        )
+    return result
+
+
+def registrations(shards: list[str]) -> set[tuple[str, str, str]]:
+    """(dispatch key, operator, kernel|fallback) of every ``m.impl`` in the shards."""
+    result = set()
+    for text in shards:
+        for block in _LIBRARY_BLOCK.finditer(text):
+            for name, target in _IMPL.findall(block.group(2)):
+                kind = "fallback" if "NotImplemented" in target else "kernel"
+                result.add((block.group(1), name, kind))
+    return result
+
+
+def _shards(files: dict[str, str], stem: str) -> list[str]:
+    pattern = re.compile(rf"{stem}_\d+\.cpp")
+    return [text for name, text in sorted(files.items()) if pattern.fullmatch(name)]
+
+
+def _reference_files(directory: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in directory.iterdir() if p.is_file()}
+
+
+def _report(family: str, reference: set[object] | dict[str, object], ours: object) -> None:
+    print(f"[autograd conformance] {family}: reference {len(reference)}, schemac {len(ours)}")  # type: ignore[arg-type]
+
+
+def test_same_file_set(torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]) -> None:
+    reference = {p.name for p in torchgen_autograd_dir.iterdir() if p.is_file()}
+    assert reference == set(schemac_autograd)
+
+
+def test_backward_node_structs(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference_text = (torchgen_autograd_dir / "Functions.h").read_text()
+    reference = node_structs(reference_text)
+    ours = node_structs(schemac_autograd["Functions.h"])
+    _report("Functions.h node structs", reference, ours)
+    assert len(reference) > 600
+    assert sorted(set(reference) - set(ours)) == []
+    assert sorted(set(ours) - set(reference)) == []
+    different = {k: (reference[k], ours[k]) for k in reference if reference[k] != ours[k]}
+    assert different == {}
+    order = [m.group(1) for m in _STRUCT.finditer(reference_text)]
+    assert [m.group(1) for m in _STRUCT.finditer(schemac_autograd["Functions.h"])] == order
+
+
+@pytest.mark.parametrize("stem", ["VariableType", "ADInplaceOrViewType", "TraceType"])
+def test_registered_operators(
+    stem: str, torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference = registrations(_shards(_reference_files(torchgen_autograd_dir), stem))
+    ours = registrations(_shards(schemac_autograd, stem))
+    _report(f"{stem} registrations", reference, ours)
+    assert len(reference) > 1000
+    assert sorted(reference - ours) == []
+    assert sorted(ours - reference) == []
+
+
+def test_autograd_keys_in_use(torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]) -> None:
+    keys = {key for key, _, _ in registrations(_shards(schemac_autograd, "VariableType"))}
+    reference = registrations(_shards(_reference_files(torchgen_autograd_dir), "VariableType"))
+    assert keys == {key for key, _, _ in reference}
+    assert "AutogradNestedTensor" in keys
+
+
+def test_view_func_classes(torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]) -> None:
+    reference = view_funcs((torchgen_autograd_dir / "ViewFuncs.h").read_text())
+    ours = view_funcs(schemac_autograd["ViewFuncs.h"])
+    _report("ViewFuncs.h classes", reference, ours)
+    assert len(reference) > 30
+    assert reference == ours
