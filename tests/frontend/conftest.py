@@ -6,7 +6,6 @@ so each is done once per test session.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,15 +36,3 @@ def torchgen_parsed(torch_paths: TorchYamlPaths) -> Any:
     from torchgen.gen import parse_native_yaml
 
     return parse_native_yaml(str(torch_paths.native_functions), str(torch_paths.tags))
-
-
-@pytest.fixture
-def write_yaml(tmp_path: Path):  # type: ignore[no-untyped-def]
-    """Write YAML text to a file in a temporary directory; returns its path."""
-
-    def write(name: str, text: str) -> Path:
-        path = tmp_path / name
-        path.write_text(text, encoding="utf-8")
-        return path
-
-    return write
