@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from schemac.backends.aten.registrations.operators import PACKAGE, operators_files
 from schemac.backends.aten.registrations.targets import TARGET_KEYS
 from schemac.backends.driver import emit_targets
+from schemac.backends.templating import Templates
 from schemac.ir.module import Module
 
 pytestmark = pytest.mark.torch
@@ -185,3 +187,15 @@ def test_view_copy_kernels_match(torchgen_aten_dir: Path, schemac_module: Module
     expected = _function_heads(reference)
     assert len(expected) > 400
     assert _function_heads(ours.text) == expected
+
+
+def test_operators_cpp_matches(torchgen_aten_dir: Path, schemac_module: Module) -> None:
+    heads = re.compile(r"^(.* \w+::(?:call|redispatch)\(.*\)) \{$", re.M)
+    files = {f.path: f.text for f in operators_files(schemac_module, Templates(PACKAGE))}
+    shard_paths = [f"ATen/Operators_{i}.cpp" for i in range(5)]
+    assert sorted(files) == sorted([*shard_paths, "ATen/OperatorsEverything.cpp"])
+    reference = sorted(heads.findall((torchgen_aten_dir / "OperatorsEverything.cpp").read_text()))
+    assert len(reference) > 6000
+    assert sorted(heads.findall(files["ATen/OperatorsEverything.cpp"])) == reference
+    shards = sorted(h for i in range(5) for h in heads.findall(files[f"ATen/Operators_{i}.cpp"]))
+    assert shards == reference
