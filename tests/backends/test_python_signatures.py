@@ -295,3 +295,19 @@ def test_out_overload_in_another_python_module_gets_a_pointed_hint() -> None:
     (diagnostic,) = caught.value.diagnostics
     assert diagnostic.hint is not None
     assert "python_module: special" in diagnostic.hint
+
+
+def test_selective_build_drops_deprecated_signatures_of_unselected_overloads() -> None:
+    import attrs
+
+    from schemac.ir.derivatives import DeprecatedSignature
+    from schemac.ir.selection import OperatorSelection, SelectionResult
+
+    entry = DeprecatedSignature(
+        parse_schema("frob(Tensor self, Scalar alpha) -> Tensor"), "frob(self, alpha)"
+    )
+    module = _module(_fn("frob(Tensor self, Tensor other) -> Tensor"), deprecated=(entry,))
+    pruned = attrs.evolve(module, selection=SelectionResult(OperatorSelection()))
+    (torch_module,) = [m for m in BINDING_MODULES if m.filename == "python_torch_functions.cpp"]
+    (frob,) = python_bindings(pruned).for_module(torch_module)
+    assert [g.signature.text() for g in frob.groups] == ["frob(Tensor input, Tensor other)"]

@@ -97,8 +97,13 @@ def deprecated_signatures(
     functions: Sequence[SignedFunction],
     *,
     method: bool,
+    pruned: bool = False,
 ) -> list[SignedFunction]:
-    """A deprecated signature for every (entry, matching overload) pair, in entry order."""
+    """A deprecated signature for every (entry, matching overload) pair, in entry order.
+
+    ``pruned`` says the module is a selective build: an entry whose overload
+    was not selected is then dropped instead of reported.
+    """
     by_name: dict[str, list[NativeFunction]] = {}
     for pair in functions:
         by_name.setdefault(pair.signature.name, []).append(pair.function)
@@ -120,7 +125,7 @@ def deprecated_signatures(
                 deprecated=DeprecatedCall(entry.schema, call.args),
             )
             result.append(SignedFunction(signature, function))
-        if not matched:
+        if not matched and not pruned:
             problems.append(
                 Diagnostic(
                     entry.span,

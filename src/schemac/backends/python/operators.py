@@ -174,14 +174,18 @@ def operator_bindings(
 def python_bindings(module: Module) -> PythonBindings:
     bound = [f for f in module.functions if is_bound(f)]
     plain = signed_functions(bound)
-    function_pairs = plain + deprecated_signatures(module.deprecated, plain, method=False)
+    # A selective build may drop the overload a deprecated signature calls.
+    pruned = module.selection is not None
+    function_pairs = plain + deprecated_signatures(
+        module.deprecated, plain, method=False, pruned=pruned
+    )
     # A method's signature is the function's without self; only methods need it.
     method_pairs = [
         SignedFunction(p.signature.as_method(), p.function)
         for p in plain
         if VARIABLE_METHODS.binds(p.function)
     ]
-    method_pairs += deprecated_signatures(module.deprecated, plain, method=True)
+    method_pairs += deprecated_signatures(module.deprecated, plain, method=True, pruned=pruned)
     per_module = tuple(
         (
             target,
