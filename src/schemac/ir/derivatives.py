@@ -54,7 +54,9 @@ class DerivativeEntry:
     #: deciding at run time whether the output is differentiable.
     output_differentiability_conditions: tuple[str, ...] | None = None
     span: Span = _SPAN
-    field_spans: tuple[tuple[str, Span], ...] = attrs.field(default=(), eq=False, hash=False, repr=False)
+    field_spans: tuple[tuple[str, Span], ...] = attrs.field(
+        default=(), eq=False, hash=False, repr=False
+    )
 
     def span_of(self, field: str) -> Span:
         for key, span in self.field_spans:
