@@ -170,3 +170,19 @@ def test_view_func_classes(torchgen_autograd_dir: Path, schemac_autograd: dict[s
     _report("ViewFuncs.h classes", reference, ours)
     assert len(reference) > 30
     assert reference == ours
+
+
+def _factory_heads(text: str) -> list[str]:
+    return [
+        line.removesuffix(" {")
+        for line in text.splitlines()
+        if line.startswith("inline at::Tensor ") and line.endswith(") {")
+    ]
+
+
+def test_variable_factories(torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]) -> None:
+    reference = _factory_heads((torchgen_autograd_dir / "variable_factories.h").read_text())
+    ours = _factory_heads(schemac_autograd["variable_factories.h"])
+    _report("variable_factories.h wrappers", set(reference), set(ours))
+    assert len(reference) > 100
+    assert ours == reference

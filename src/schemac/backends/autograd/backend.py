@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
+from schemac.backends.autograd.factories import factories_files
 from schemac.backends.autograd.functions import functions_files
 from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
 from schemac.backends.autograd.nodes import node_views
@@ -37,6 +38,7 @@ def emit_autograd(module: Module) -> Iterator[GeneratedFile]:
     yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR)
     yield from view_funcs_files(templates, plans, sources, OUTPUT_DIR)
     yield from trace_files(templates, plans, sources, OUTPUT_DIR)
+    yield from factories_files(templates, module, sources, OUTPUT_DIR)
 
 
 @attrs.frozen
