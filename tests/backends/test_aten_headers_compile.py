@@ -114,3 +114,34 @@ def test_every_umbrella_header_compiles(
     source = tmp_path / "umbrellas.cpp"
     source.write_text("".join(f"#include <ATen/{name}>\n" for name in dict.fromkeys(umbrellas)))
     _compile(compile_cpp, source, out_dir, torch_include)
+
+
+#: Code written against the public C++ API, with schemac's headers underneath:
+#: ATen.h (TensorIndexing, Tensor autograd members) and the whole C++ frontend.
+DROP_IN = """
+#include <ATen/ATen.h>
+#include <ATen/TensorIndexing.h>
+#include <torch/torch.h>
+
+inline int64_t schemac_drop_in(at::Tensor t) {
+  using namespace at::indexing;
+  at::Tensor x = t.index({Slice(0, 2), 1});
+  t.index_put_({0}, 1.0);
+  x.backward();
+  torch::nn::Linear linear(3, 4);
+  at::Tensor y = linear(torch::randn({2, 3}));
+  return static_cast<int64_t>(x.item<float>()) + t.cpu().sizes()[0] + y.size(0);
+}
+"""
+
+
+@pytest.mark.slow
+def test_libtorch_frontend_compiles_on_generated_headers(
+    out_dir: Path, torch_include: Path, compile_cpp: CompileCpp, tmp_path: Path
+) -> None:
+    source = tmp_path / "drop_in.cpp"
+    source.write_text(DROP_IN)
+    api_include = torch_include / "torch" / "csrc" / "api" / "include"
+    result = compile_cpp(source, [out_dir, torch_include, api_include], "-H")
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert str(out_dir / "ATen" / "core" / "TensorBody.h") in result.stderr
