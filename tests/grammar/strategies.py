@@ -137,8 +137,11 @@ def read_annotations(draw: st.DrawFn) -> str:
             after = [draw(_alias)]
         else:
             after = draw(st.lists(_alias, min_size=1, max_size=3))
-        text += " -> " + draw(st.one_of(st.just("*"), st.just("|".join(after))))
+        text += " -> " + ("*" if draw(st.booleans()) else "|".join(after))
     return text
+
+
+_READ_ANNOTATIONS = read_annotations()
 
 
 @st.composite
@@ -147,7 +150,7 @@ def write_annotations(draw: st.DrawFn, alias: str) -> str:
     text = f"{alias}!"
     if draw(st.integers(0, 5)) == 0:
         after = draw(st.lists(_alias, min_size=1, max_size=3))
-        text += " -> " + draw(st.one_of(st.just("*"), st.just("|".join(after))))
+        text += " -> " + ("*" if draw(st.booleans()) else "|".join(after))
     return text
 
 
@@ -185,11 +188,15 @@ def plain_arguments(draw: st.DrawFn, *, allow_read_annotation: bool = True) -> s
     """An argument without a mutable annotation, maybe with a default."""
     ty = draw(types)
     if allow_read_annotation and draw(st.integers(0, 3)) == 0:
-        ty = annotated(draw(st.sampled_from(ANNOTATABLE)), draw(read_annotations()))
+        ty = annotated(draw(st.sampled_from(ANNOTATABLE)), draw(_READ_ANNOTATIONS))
     text = f"{ty} {draw(argument_names)}"
     if draw(st.booleans()):
         text += "=" + draw(defaults)
     return text
+
+
+_PLAIN_ARGUMENTS = plain_arguments()
+_PLAIN_UNANNOTATED = plain_arguments(allow_read_annotation=False)
 
 
 @st.composite
@@ -204,6 +211,9 @@ def fresh_returns(draw: st.DrawFn) -> list[str]:
             ty = annotated(draw(st.sampled_from(ANNOTATABLE)), draw(_alias))
         out.append(f"{ty} {draw(argument_names)}" if named else ty)
     return out
+
+
+_FRESH_RETURNS = fresh_returns()
 
 
 def _returns_text(returns: list[str]) -> str:
@@ -252,13 +262,13 @@ def _schema(name: str, positional: list[str], kwarg_only: list[str], returns: li
 def functional_schemas(draw: st.DrawFn) -> str:
     """No mutation visible in the returns; maybe a self and TensorOptions."""
     name = draw(_namespaces) + draw(_functional_base) + draw(_overloads)
-    positional = draw(st.lists(plain_arguments(), max_size=4))
+    positional = draw(st.lists(_PLAIN_ARGUMENTS, max_size=4))
     if draw(st.booleans()):
         positional.insert(draw(st.integers(0, len(positional))), "Tensor self")
     # A mutable positional argument after self is allowed if it is not returned;
     # 'z' is never used by fresh returns' annotations below... unless drawn, so
     # give it a letter returns cannot draw.
-    kwarg_only = draw(st.lists(plain_arguments(), max_size=3))
+    kwarg_only = draw(st.lists(_PLAIN_ARGUMENTS, max_size=3))
     if draw(st.integers(0, 3)) == 0:
         quartet = [
             "ScalarType? dtype=None",
@@ -267,7 +277,7 @@ def functional_schemas(draw: st.DrawFn) -> str:
             "bool? pin_memory=None",
         ]
         kwarg_only[len(kwarg_only) // 2 : len(kwarg_only) // 2] = quartet
-    returns = draw(fresh_returns())
+    returns = draw(_FRESH_RETURNS)
     return _schema(name, positional, kwarg_only, returns)
 
 
@@ -285,8 +295,8 @@ def inplace_schemas(draw: st.DrawFn) -> str:
     name = draw(_namespaces) + base + draw(_overloads)
     self_type = draw(st.sampled_from(["Tensor", "Tensor", "Tensor[]", "Tensor?"]))
     self_arg = f"{annotated(self_type, 'a!')} self"
-    positional = [self_arg, *draw(st.lists(plain_arguments(), max_size=3))]
-    kwarg_only = draw(st.lists(plain_arguments(), max_size=2))
+    positional = [self_arg, *draw(st.lists(_PLAIN_ARGUMENTS, max_size=3))]
+    kwarg_only = draw(st.lists(_PLAIN_ARGUMENTS, max_size=2))
     returns = ["Tensor(a!)"] if self_type == "Tensor" else []
     return _schema(name, positional, kwarg_only, returns)
 
@@ -295,8 +305,8 @@ def inplace_schemas(draw: st.DrawFn) -> str:
 def out_schemas(draw: st.DrawFn) -> str:
     """``foo.out``: trailing mutable keyword-only arguments, returned in order."""
     name = draw(_namespaces) + draw(_identifier.filter(_plain_base_name)) + draw(_overloads)
-    positional = draw(st.lists(plain_arguments(), max_size=3))
-    kwarg_only = draw(st.lists(plain_arguments(), max_size=2))
+    positional = draw(st.lists(_PLAIN_ARGUMENTS, max_size=3))
+    kwarg_only = draw(st.lists(_PLAIN_ARGUMENTS, max_size=2))
     count = draw(st.integers(1, 3))
     letters = "abc"[:count]
     if draw(st.integers(0, 4)) == 0:
@@ -322,7 +332,7 @@ def mutable_schemas(draw: st.DrawFn) -> str:
         f"{annotated(draw(st.sampled_from(ANNOTATABLE)), draw(write_annotations('z')))} "
         f"{draw(argument_names)}"
     ]
-    positional += draw(st.lists(plain_arguments(allow_read_annotation=False), max_size=2))
+    positional += draw(st.lists(_PLAIN_UNANNOTATED, max_size=2))
     returns = draw(st.lists(types, max_size=2))
     return _schema(name, positional, [], returns)
 
@@ -340,21 +350,30 @@ def any_annotations(draw: st.DrawFn) -> str:
         text += "!"
     if draw(st.booleans()):
         after = "|".join(draw(st.lists(_alias, min_size=1, max_size=3)))
-        text += " -> " + draw(st.one_of(st.just("*"), st.just(after)))
+        text += " -> " + ("*" if draw(st.booleans()) else after)
     return text
+
+
+_ANY_ANNOTATIONS = any_annotations()
+
+
+_TYPES_OR_ANNOTATABLE = st.one_of(types, st.sampled_from(ANNOTATABLE))
 
 
 @st.composite
 def _loose_type(draw: st.DrawFn) -> str:
-    ty = draw(st.one_of(types, st.sampled_from(ANNOTATABLE)))
+    ty = draw(_TYPES_OR_ANNOTATABLE)
     if draw(st.booleans()):
         if "Tensor" in ty:
-            ty = annotated(ty, draw(any_annotations()))
+            ty = annotated(ty, draw(_ANY_ANNOTATIONS))
         else:
             base = re.match(r"[A-Za-z_.]+", ty)
             assert base is not None
-            ty = f"{base.group()}({draw(any_annotations())}){ty[base.end() :]}"
+            ty = f"{base.group()}({draw(_ANY_ANNOTATIONS)}){ty[base.end() :]}"
     return ty
+
+
+_LOOSE_TYPE = _loose_type()
 
 
 _QUARTET = [
@@ -373,10 +392,13 @@ def _loose_item(draw: st.DrawFn) -> list[str]:
     if kind == 1:
         return list(_QUARTET)
     name = draw(st.one_of(argument_names, st.sampled_from(sorted(_RESERVED_NAMES))))
-    text = f"{draw(_loose_type())} {name}"
+    text = f"{draw(_LOOSE_TYPE)} {name}"
     if draw(st.integers(0, 3)) == 0:
         text += "=" + draw(defaults)
     return [text]
+
+
+_LOOSE_ITEM = _loose_item()
 
 
 @st.composite
@@ -394,12 +416,12 @@ def loose_schemas(draw: st.DrawFn) -> str:
     else:
         base += suffix
     name = draw(_namespaces) + base + draw(st.one_of(_overloads, st.just(".functional")))
-    items = [item for group in draw(st.lists(_loose_item(), max_size=6)) for item in group]
+    items = [item for group in draw(st.lists(_LOOSE_ITEM, max_size=6)) for item in group]
     count = draw(st.sampled_from([0, 1, 1, 2, 3]))
     named = draw(st.booleans())
     returns = []
     for _ in range(count):
-        ty = draw(_loose_type())
+        ty = draw(_LOOSE_TYPE)
         returns.append(f"{ty} {draw(argument_names)}" if named else ty)
     return f"{name}({', '.join(items)}) -> {_returns_text(returns)}"
 
@@ -510,10 +532,13 @@ def _mutate(draw: st.DrawFn, text: str) -> str:
     return text
 
 
+_MUTATION_SEEDS = st.one_of(valid_schemas(), loose_schemas())
+
+
 @st.composite
 def mutated_schemas(draw: st.DrawFn) -> str:
     """A valid schema with one to three mutations applied."""
-    text = draw(st.one_of(valid_schemas(), loose_schemas()))
+    text = draw(_MUTATION_SEEDS)
     for _ in range(draw(st.integers(1, 3))):
         text = draw(_mutate(text))
     return text
