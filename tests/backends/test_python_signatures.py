@@ -311,3 +311,17 @@ def test_selective_build_drops_deprecated_signatures_of_unselected_overloads() -
     (torch_module,) = [m for m in BINDING_MODULES if m.filename == "python_torch_functions.cpp"]
     (frob,) = python_bindings(pruned).for_module(torch_module)
     assert [g.signature.text() for g in frob.groups] == ["frob(Tensor input, Tensor other)"]
+
+
+def test_selective_build_leaves_out_overloads_without_their_twin_unbound() -> None:
+    import attrs
+
+    from schemac.ir.selection import OperatorSelection, SelectionResult
+
+    lonely = _fn("frob.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
+    other = _fn("frob.int(Tensor self, int n) -> Tensor")
+    module = attrs.evolve(_module(lonely, other), selection=SelectionResult(OperatorSelection()))
+    (torch_module,) = [m for m in BINDING_MODULES if m.filename == "python_torch_functions.cpp"]
+    (frob,) = python_bindings(module).for_module(torch_module)
+    assert [g.signature.text() for g in frob.groups] == ["frob(Tensor input, int64_t n)"]
+    assert [o.function for o in frob.overloads] == [other]

@@ -160,15 +160,25 @@ def operator_bindings(
     pairs: Sequence[SignedFunction],
     target: BindingModule,
     everywhere: Sequence[NativeFunction] = (),
+    *,
+    pruned: bool = False,
 ) -> tuple[OperatorBinding, ...]:
     by_name: dict[BaseOperatorName, list[SignedFunction]] = {}
     for pair in pairs:
         if target.binds(pair.function):
             by_name.setdefault(pair.function.func.name.name, []).append(pair)
-    return tuple(
-        OperatorBinding(name, target, tuple(items), tuple(group_overloads(items, everywhere)))
-        for name, items in sorted(by_name.items(), key=lambda item: str(item[0]))
-    )
+    bindings = []
+    for name, items in sorted(by_name.items(), key=lambda item: str(item[0])):
+        groups = tuple(group_overloads(items, everywhere, pruned=pruned))
+        if not groups:
+            continue  # only unselected-twin out= overloads were left (selective build)
+        kept = tuple(items)
+        if pruned:
+            # Only the overloads that made it into a group are bound.
+            used = {id(g.base) for g in groups} | {id(g.out) for g in groups if g.out}
+            kept = tuple(item for item in items if id(item.function) in used)
+        bindings.append(OperatorBinding(name, target, kept, groups))
+    return tuple(bindings)
 
 
 def python_bindings(module: Module) -> PythonBindings:
@@ -189,7 +199,9 @@ def python_bindings(module: Module) -> PythonBindings:
     per_module = tuple(
         (
             target,
-            operator_bindings(method_pairs if target.method else function_pairs, target, bound),
+            operator_bindings(
+                method_pairs if target.method else function_pairs, target, bound, pruned=pruned
+            ),
         )
         for target in BINDING_MODULES
     )

@@ -66,10 +66,17 @@ def _twin_hint(out: NativeFunction, others: Sequence[NativeFunction]) -> str:
 
 
 def group_overloads(
-    overloads: Sequence[SignedFunction], everywhere: Sequence[NativeFunction] = ()
+    overloads: Sequence[SignedFunction],
+    everywhere: Sequence[NativeFunction] = (),
+    *,
+    pruned: bool = False,
 ) -> list[OverloadGroup]:
-    """Merge out= twins and order the entries; ``everywhere`` (all bound functions) only
-    improves the hint of a missing-twin error."""
+    """Merge out= twins and order the entries.
+
+    ``everywhere`` (all bound functions) only improves the hint of a
+    missing-twin error.  In a selective build (``pruned``) an out= overload
+    whose functional twin was not selected is left unbound instead.
+    """
     bases: dict[str, SignedFunction] = {}
     outs: dict[str, SignedFunction] = {}
     problems: list[Diagnostic] = []
@@ -88,7 +95,7 @@ def group_overloads(
             continue
         table[key] = item
     for key, out in outs.items():
-        if key not in bases:
+        if key not in bases and not pruned:
             problems.append(
                 Diagnostic(
                     out.function.span,
