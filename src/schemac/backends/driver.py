@@ -50,6 +50,17 @@ def emit_targets(
     return output.files()
 
 
+def compiler_files() -> list[str]:
+    """schemac's own sources, templates and grammar: outputs depend on them too.
+
+    Listing them in the depfile makes a build regenerate after schemac is
+    upgraded or a template is edited, not only after a YAML file changes.
+    """
+    package = Path(__file__).resolve().parents[1]
+    suffixes = {".py", ".mako", ".lark"}
+    return sorted(str(p) for p in package.rglob("*") if p.suffix in suffixes and p.is_file())
+
+
 @attrs.frozen
 class CompileResult:
     files: tuple[GeneratedFile, ...]
@@ -78,7 +89,8 @@ def compile_to_directory(
 
     Everything is emitted (and every error raised) before ``out_dir`` is
     touched.  The depfile lists every output against every input YAML file
-    (plus ``extra_inputs``, such as a selection file); the outputs list names
+    (plus ``extra_inputs``, such as a selection file, and schemac's own
+    files, :func:`compiler_files`); the outputs list names
     every output, one ``OUT/path`` a line, for build systems that must know the
     files before they exist.  A dry run writes none of these.
     """
@@ -93,6 +105,7 @@ def compile_to_directory(
     outputs = [str(out_dir / f.path) for f in files]
     if depfile is not None:
         inputs = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
+        inputs += compiler_files()
         write_if_changed(depfile, depfile_text(outputs, inputs))
     if outputs_list is not None:
         write_if_changed(outputs_list, "".join(f"{path}\n" for path in outputs))
