@@ -58,11 +58,10 @@ def _time(fn: Callable[[], object]) -> tuple[float, float]:
     return elapsed
 
 
-def bench(inputs: Inputs, reps: int) -> list[Stage]:
-    """The runner's entry point (benchmarks/__main__.py): wall-time medians, alternating sides."""
-    from benchmarks import Stage, median
-
-    native, tags = str(inputs.native_functions), str(inputs.tags)
+def _measure(
+    native: str, tags: str, reps: int
+) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """(wall, cpu) of each rep for schemac and for torchgen, alternating sides."""
     torchgen_run = _torchgen_loader(native, tags)
 
     def schemac_run() -> object:
@@ -70,12 +69,29 @@ def bench(inputs: Inputs, reps: int) -> list[Stage]:
 
     schemac_run()  # warm up: grammar table, imports
     torchgen_run()
-    ours: list[float] = []
-    theirs: list[float] = []
+    ours: list[tuple[float, float]] = []
+    theirs: list[tuple[float, float]] = []
     for _ in range(reps):
-        ours.append(_time(schemac_run)[0])
-        theirs.append(_time(torchgen_run)[0])
-    return [Stage("front end (load)", median(ours), median(theirs), 0.5)]
+        ours.append(_time(schemac_run))
+        theirs.append(_time(torchgen_run))
+    return ours, theirs
+
+
+def bench(inputs: Inputs, reps: int) -> list[Stage]:
+    """The runner's entry point (benchmarks/__main__.py): wall and CPU medians."""
+    from benchmarks import Stage, median
+
+    ours, theirs = _measure(str(inputs.native_functions), str(inputs.tags), reps)
+    return [
+        Stage(
+            "front end (load)",
+            median([t[index] for t in ours]),
+            median([t[index] for t in theirs]),
+            0.5,
+            unit=unit,
+        )
+        for index, unit in ((0, "wall s"), (1, "cpu s"))
+    ]
 
 
 def main() -> int:
@@ -86,27 +102,17 @@ def main() -> int:
 
     paths = torch_yaml_paths()
     native, tags = str(paths.native_functions), str(paths.tags)
-
-    def schemac_run() -> object:
-        return load_module(native, tags)
-
-    torchgen_run = _torchgen_loader(native, tags)
     if args.profile:
         import cProfile
         import pstats
 
+        load_module(native, tags)  # warm up: grammar table, imports
         profile = cProfile.Profile()
-        profile.runcall(schemac_run)
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
+        profile.runcall(load_module, native, tags)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(30)
         return 0
 
-    schemac_run()  # warm up: grammar table, imports
-    torchgen_run()
-    ours: list[tuple[float, float]] = []
-    theirs: list[tuple[float, float]] = []
-    for _ in range(args.reps):
-        ours.append(_time(schemac_run))
-        theirs.append(_time(torchgen_run))
+    ours, theirs = _measure(native, tags, args.reps)
     print(f"native_functions.yaml + tags.yaml, {args.reps} reps each, median (min):")
     for label, index in (("wall", 0), ("cpu", 1)):
         mine = [t[index] for t in ours]
