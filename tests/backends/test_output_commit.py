@@ -62,6 +62,18 @@ def test_unchanged_files_keep_their_mtime(tmp_path: Path) -> None:
     assert (out / "b.h").read_text() == "B2\n"
 
 
+def test_a_compile_that_changes_nothing_touches_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    commit(_files(a_h="A\n", d__b_h="B\n"), out, targets=["schema"])
+    for path in (tmp_path, out, out / "d"):
+        os.utime(path, (OLD, OLD))
+    _age(out)
+    report = commit(_files(a_h="A\n", d__b_h="B\n"), out, targets=["schema"])
+    assert not report.changed
+    for path in (tmp_path, out, out / "d", out / "a.h", out / MANIFEST_NAME):
+        assert path.stat().st_mtime == OLD, path
+
+
 def test_stale_files_of_compiled_targets_are_removed(tmp_path: Path) -> None:
     out = tmp_path / "out"
     commit(

@@ -153,7 +153,8 @@ def commit(
         removed=tuple(removed),
         dry_run=dry_run,
     )
-    if dry_run:
+    if dry_run or not (to_write or removed or manifest_changed):
+        # A compile that changes nothing touches nothing, not even OUT's parent.
         return report
 
     # Next to OUT, on the same file system, so os.replace is a rename ("-o ."
