@@ -98,20 +98,22 @@ def cpp_string_literal(text: str) -> str:
     execution character set, which is not UTF-8 everywhere.  The second ``?``
     of ``??`` is escaped so that no trigraph can form under ``-trigraphs``.
     """
-    pieces: list[str] = ['"']
-    previous = ""
-    for char in text:
-        if char in _NAMED_ESCAPES:
-            pieces.append(_NAMED_ESCAPES[char])
-        elif char == "?" and previous == "?":
-            pieces.append("\\?")
-        elif " " <= char <= "~":
-            pieces.append(char)
-        else:
-            pieces.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogatepass"))
-        previous = char
-    pieces.append('"')
-    return "".join(pieces)
+    return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
+
+
+#: A character that cannot stand for itself: not printable ASCII, ``"``, ``\``,
+#: or a ``?`` right after another ``?``.
+_NEEDS_ESCAPE = re.compile(r'[^ !#-\[\]-~]|(?<=\?)\?')
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "?":
+        return "\\?"
+    named = _NAMED_ESCAPES.get(char)
+    if named is not None:
+        return named
+    return "".join(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogatepass"))
 
 
 # ---------------------------------------------------------------------------
