@@ -29,7 +29,7 @@ _SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
 ANNOTATABLE_TYPES = frozenset({"Tensor", "Tensor?", "Tensor[]"})
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Annotation:
     """An alias annotation such as ``a``, ``a!``, ``a|b`` or ``a -> *``."""
 
@@ -52,7 +52,7 @@ def _annotated_type_text(ty: Type, annotation: Annotation | None) -> str:
     return text.replace("Tensor", f"Tensor({annotation})", 1)
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Argument:
     name: str
     type: Type
@@ -70,7 +70,7 @@ class Argument:
         return f"{text}={self.default}" if self.default is not None else text
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Return:
     name: str | None
     type: Type
@@ -111,7 +111,7 @@ def _is_options_field(arg: Argument, name: str, base: BaseTy) -> bool:
     return arg.name == name and arg.type in (ty, OptionalType(ty))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Arguments:
     """The argument list, split the way every consumer needs it.
 
@@ -157,7 +157,7 @@ class Arguments:
             window = kw[start : start + fields]
             if all(
                 _is_options_field(arg, name, base)
-                for arg, (name, base) in zip(window, TENSOR_OPTIONS_FIELDS)
+                for arg, (name, base) in zip(window, TENSOR_OPTIONS_FIELDS, strict=True)
             ):
                 return kw[:start], TensorOptionsArguments(*window), kw[start + fields :]
         return kw, None, ()
@@ -204,7 +204,7 @@ class SchemaKind(enum.Enum):
 SCRATCH_PREFIX = "_scratch_"
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class FunctionSchema:
     name: OperatorName
     arguments: Arguments
@@ -301,7 +301,8 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
                 "only Tensor, Tensor? and Tensor[] returns can carry an alias annotation",
             )
 
-    for arg, ret in zip(outs, returns):
+    # Counts may differ (a list out= returns nothing); that has its own rule.
+    for arg, ret in zip(outs, returns, strict=False):
         if arg.annotation != ret.annotation:
             yield _error(
                 ret.span,
