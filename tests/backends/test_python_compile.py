@@ -1,14 +1,14 @@
-"""The generated binding C++ is real C++: g++ -fsyntax-only against torch's headers.
+"""The generated binding C++ is real C++: g++ -fsyntax-only against schemac's and torch's headers.
 
-schemac compiles the installed torch's YAML with ``-t python``; the variable
-methods file one torch-functions shard and one autograd-node shard are then checked by g++ with the
-torch and Python include directories.  The generated files include
-``torch/csrc/autograd/generated/python_return_types.h``, which is schemac's own
-output here: the output directory is mapped to that path and put first on the
-include path, so the check fails if schemac's header and bindings disagree.
-``python_functions_0.cpp`` (autograd nodes' Python properties) is checked
-against torch's installed Functions.h: every member it reads must exist there
-with a type its getter accepts.
+schemac compiles the installed torch's YAML with ``-t headers,autograd,python``;
+the variable methods file, one torch-functions shard and one autograd-node
+shard are then checked by g++.  The output directory comes first on the
+include path, so ``ATen/ops/*.h`` are schemac's own headers; the headers
+PyTorch includes from ``torch/csrc/autograd/generated/``
+(``python_return_types.h``, ``python_functions.h``, ``Functions.h``) are
+mapped to schemac's outputs as well, so the check fails if schemac's pieces
+disagree with each other (a node member a getter reads, a named-tuple getter a
+binding calls).  Everything else comes from the installed torch and Python.
 """
 
 from __future__ import annotations
@@ -42,14 +42,16 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in default_pipeline_names():
         module = pass_class(name)().run(PassContext(), module)
     out = tmp_path_factory.mktemp("python_cxx")
-    for file in emit_targets(module, ["python"]):
+    for file in emit_targets(module, ["headers", "autograd", "python"]):
         path = out / file.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.text)
     shim = out / "include/torch/csrc/autograd/generated"
     shim.mkdir(parents=True)
-    for header in ("python_return_types.h", "python_functions.h"):
-        shutil.copy(out / "python" / header, shim / header)
+    for header in ("python/python_return_types.h", "python/python_functions.h"):
+        shutil.copy(out / header, shim)
+    if (out / "autograd/Functions.h").exists():
+        shutil.copy(out / "autograd/Functions.h", shim)
     return out
 
 
