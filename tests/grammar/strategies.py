@@ -479,6 +479,7 @@ _RESPELLINGS = [
     ("True", "true"),
     ("None", "none"),
     (".", "::"),
+    ("\\n", "\n"),  # an escaped newline in a string default made raw
 ]
 
 

@@ -34,6 +34,7 @@ CASES = [
     ("f(Tensor x= 1) -> Tensor", 12, "unexpected ' '", "no spaces around '='"),
     ("f(int[] x=[1, 2]) -> ()", 11, "unexpected '['", "without spaces: [0,1]"),
     ("f(str x='a=b') -> ()", 9, 'unexpected "\'"', "cannot contain '='"),
+    ("f(str x='a\nb') -> ()", 9, 'unexpected "\'"', "raw newline"),
     ("f(int[0] x) -> ()", 7, "unexpected '0'", "positive number"),
     ("f(Tensor) -> ()", 9, "unexpected ')'", "a type and a name"),
     ("f(Tensor , int x) -> ()", 10, "unexpected ', '", "a type and a name"),

@@ -759,7 +759,10 @@ def _hint_default(text: str, before: str, rest: str, expected: frozenset[str]) -
     if re.search(r"=\[[^\]]*$", before) or (before.endswith("=") and re.match(r"\[[^\]]*, ", rest)):
         return "list defaults are written without spaces: [0,1]"
     if rest[:1] in ("'", '"') and "STRING" in expected:
-        return "a string default cannot contain '=' or ', ', and must be closed"
+        return (
+            "a string default cannot contain '=', ', ' or a raw newline (write \\n), "
+            "and must be closed"
+        )
     if re.search(r"\[$", before) and rest[:1] == "0":
         return "a list size is a positive number without leading zeros; write int[] for any size"
     return None
