@@ -103,7 +103,7 @@ def cpp_string_literal(text: str) -> str:
 
 #: A character that cannot stand for itself: not printable ASCII, ``"``, ``\``,
 #: or a ``?`` right after another ``?``.
-_NEEDS_ESCAPE = re.compile(r'[^ !#-\[\]-~]|(?<=\?)\?')
+_NEEDS_ESCAPE = re.compile(r"[^ !#-\[\]-~]|(?<=\?)\?")
 
 
 def _escape(match: re.Match[str]) -> str:
