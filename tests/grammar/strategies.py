@@ -320,6 +320,9 @@ def out_schemas(draw: st.DrawFn) -> str:
             f"Tensor({letter}!) {n}" if named else f"Tensor({letter}!)"
             for letter, n in zip(letters, names, strict=False)
         ]
+        if draw(st.integers(0, 4)) == 0:
+            # Scratch tensors for memory planning: out arguments never returned.
+            outs.append("Tensor(s!) _scratch_" + draw(argument_names))
     return _schema(name, positional, kwarg_only + outs, returns)
 
 
