@@ -26,6 +26,7 @@ CASES = [
     ("add_(Tensor(a) ! self) -> Tensor(a!)", 16, "unexpected '!'", "inside the parentheses"),
     ("add_(Tensor(!a) self) -> Tensor(a!)", 13, "unexpected '!'", "before '!'"),
     ("f(Tensor(a !) x) -> ()", 11, "unexpected ' '", "no spaces inside an alias annotation"),
+    ("f(Tensor(a->*) x) -> ()", 11, "unexpected '-'", "in an annotation: Tensor(a -> *)"),
     ("f(Tensor (a!) x) -> ()", 10, "unexpected '('", "no space between 'Tensor'"),
     ("f(Tensor?(a!) x) -> ()", 10, "unexpected '('", "Tensor(a!)? rather than Tensor?(a!)"),
     ("f(Tensor[](a) x) -> ()", 11, "unexpected '('", "before '?' or '[]'"),

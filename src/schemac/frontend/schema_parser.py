@@ -713,6 +713,8 @@ def _syntax_hint(text: str, col: int, expected: frozenset[str]) -> str | None:
 
 def _hint_arrow(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
     if re.match(r" ?->|-> ?|=>", rest) or (before.endswith(" ") and rest.startswith("->")):
+        if re.search(r"\([a-z|]+!?$", before):
+            return "write ' -> ' with one space on each side in an annotation: Tensor(a -> *)"
         return "write ' -> ' between the arguments and the returns, one space on each side"
     if (
         " -> " not in text
