@@ -9,6 +9,8 @@ not matter to PyTorch, which gathers all of them into one table.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections.abc import Iterator, Sequence
 
 import attrs
@@ -152,7 +154,31 @@ def autograd_node_files(module: Module, templates: Templates) -> Iterator[Genera
         yield GeneratedFile(_path(layout.shard_path(index)), text)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the views are built.
+
+    Building the views allocates tens of thousands of small frozen objects
+    while the whole module is alive, and every automatic full collection walks
+    all of them (measured: up to 40% of the emit time).  The views hold no
+    reference cycles, so pausing changes nothing but speed; the collector's
+    previous state is restored.  The pass manager does the same for passes.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def emit_python(module: Module) -> list[GeneratedFile]:
+    with _collector_paused():
+        return _emit_python(module)
+
+
+def _emit_python(module: Module) -> list[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
     bindings = python_bindings(module)
     return [
