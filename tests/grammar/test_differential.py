@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemac import SchemacError, parse_schema
+from schemac.diagnostics import SchemaSyntaxError
 from schemac.frontend.schema_parser import SchemaParser, _parse_whole
 
 from . import strategies
@@ -60,6 +61,8 @@ def check_against_torchgen(text: str) -> None:
     if isinstance(ours, SchemacError):
         classes = strictness_classes(theirs)
         assert classes, f"schemac rejects a schema torchgen accepts: {text!r}\n{ours}"
+        # Every strictness class is about spelling, so the grammar is what says no.
+        assert isinstance(ours, SchemaSyntaxError), f"{text!r}: {ours}"
         return
     assert str(ours) == str(theirs) == text
     assert parse_schema(str(ours)) == ours
