@@ -75,7 +75,10 @@ def _syntax_check(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
-@pytest.mark.parametrize("name", ["python_variable_methods.cpp", "python_torch_functions_0.cpp"])
+@pytest.mark.parametrize(
+    "name",
+    ["python_variable_methods.cpp", "python_torch_functions_0.cpp", "python_functions_0.cpp"],
+)
 def test_generated_bindings_compile(name: str, generated: Path) -> None:
     result = _syntax_check(generated / "python" / name, generated)
     assert result.returncode == 0, result.stderr[-4000:]
