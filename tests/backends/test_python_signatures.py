@@ -325,3 +325,32 @@ def test_selective_build_leaves_out_overloads_without_their_twin_unbound() -> No
     (frob,) = python_bindings(module).for_module(torch_module)
     assert [g.signature.text() for g in frob.groups] == ["frob(Tensor input, int64_t n)"]
     assert [o.function for o in frob.overloads] == [other]
+
+
+@pytest.mark.parametrize(
+    ("schema_type", "parser_spelling"),
+    [
+        ("int[2]", "IntArrayRef[2]"),
+        ("SymInt[]", "SymIntArrayRef"),
+        ("bool[3]", "::std::array<bool,3>"),
+        ("float[]?", "ArrayRef<double>?"),
+        ("Tensor?[]", "c10::List<::std::optional<Tensor>>"),
+        ("Scalar[]", "ScalarList"),
+        ("str?", "c10::string_view?"),
+        ("Generator?", "Generator?"),
+    ],
+)
+def test_parser_type_spellings(schema_type: str, parser_spelling: str) -> None:
+    text = _text(f"f(Tensor self, {schema_type} x) -> Tensor")
+    assert text == f"f(Tensor input, {parser_spelling} x)"
+
+
+def test_type_without_parser_form_is_an_input_error() -> None:
+    from schemac.diagnostics import InputError
+
+    bad = _fn("frob(Tensor self, __torch__.torch.classes.quantized.Packed w) -> Tensor")
+    with pytest.raises(InputError) as caught:
+        python_bindings(_module(bad))
+    (diagnostic,) = caught.value.diagnostics
+    assert "__torch__.torch.classes.quantized.Packed" in diagnostic.message
+    assert diagnostic.hint is not None and "argument type" in diagnostic.hint

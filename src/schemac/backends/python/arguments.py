@@ -14,7 +14,7 @@ import attrs
 
 from schemac.backends.python.defaults import spelled_default
 from schemac.backends.python.errors import UnsupportedPythonType
-from schemac.ir.types import BaseTy, BaseType, CustomClassType, ListType, OptionalType, Type
+from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type
 
 #: Base types whose parser spelling differs from the schema's.
 _RENAMED_BASES: dict[BaseTy, str] = {
@@ -72,7 +72,7 @@ def parser_type(ty: Type) -> str:
         if elem == "Tensor?":
             return "c10::List<::std::optional<Tensor>>"
         return f"ArrayRef<{parser_type(ty.elem)}>"
-    assert isinstance(ty, CustomClassType)
+    # Custom classes (__torch__.torch.classes.*) have no parser form.
     raise UnsupportedPythonType(str(ty))
 
 

@@ -147,6 +147,7 @@ def signed_functions(functions: Sequence[NativeFunction]) -> list[SignedFunction
     for f in functions:
         try:
             sig = python_signature(f.func, category_override=f.category_override, method=False)
+            sig.text()  # spells every parameter: unsupported types fail here, at their entry
         except SIGNATURE_ERRORS as error:
             problems.append(as_diagnostic(f, error))
             continue
