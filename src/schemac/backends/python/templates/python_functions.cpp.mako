@@ -149,7 +149,7 @@ def indent(text):
 %>\
 #include <torch/csrc/autograd/generated/python_functions.h>
 
-// ${banner}
+${banner}
 
 #include <Python.h>
 #include <ATen/ATen.h>

@@ -1,5 +1,5 @@
 #pragma once
-// ${banner}
+${banner}
 // Registers the Python types of the generated autograd nodes (torch._C._functions).
 
 #include <Python.h>

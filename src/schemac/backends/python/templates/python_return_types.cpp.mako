@@ -1,4 +1,4 @@
-// ${banner}
+${banner}
 #include <Python.h>
 
 #include "torch/csrc/autograd/generated/python_return_types.h"

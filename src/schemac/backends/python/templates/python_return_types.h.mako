@@ -1,5 +1,5 @@
 #pragma once
-// ${banner}
+${banner}
 // Getters for the torch.return_types.* named-tuple types.
 
 #include <Python.h>

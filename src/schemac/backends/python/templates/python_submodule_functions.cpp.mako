@@ -1,5 +1,5 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-// ${banner}
+${banner}
 // ${view.qualified_name} functions bound from native_functions.yaml (python_module: ${view.short_name}).
 <%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>

@@ -1,5 +1,5 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-// ${banner}
+${banner}
 // torch.* functions bound from native_functions.yaml, shard ${view.shard_id}.  They are
 // static methods of torch._C._VariableFunctions, which torch re-exports.
 <%namespace name="bindings" file="binding.mako"/>\

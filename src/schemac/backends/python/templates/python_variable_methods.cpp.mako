@@ -1,5 +1,5 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
-// ${banner}
+${banner}
 // Tensor methods bound from native_functions.yaml (torch.Tensor.<name>).
 <%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>
