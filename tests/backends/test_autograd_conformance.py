@@ -35,7 +35,9 @@ pytestmark = pytest.mark.torch
 
 _STRUCT = re.compile(r"^struct TORCH_API (\w+) : public (\w+) \{$(.*?)^\};", re.M | re.S)
 _MEMBER = re.compile(r"^  ([\w:<>, ]+?) (\w+)(?: = [^;]*)?;$", re.M)
-_VIEW_FUNC = re.compile(r"^struct (\w+) : public torch::autograd::ViewFunc \{$(.*?)^\};", re.M | re.S)
+_VIEW_FUNC = re.compile(
+    r"^struct (\w+) : public torch::autograd::ViewFunc \{$(.*?)^\};", re.M | re.S
+)
 _LIBRARY_BLOCK = re.compile(r"^TORCH_LIBRARY_IMPL\(aten, (\w+), m\) \{$(.*?)^\}", re.M | re.S)
 _IMPL = re.compile(r'm\.impl\("([^"]+)",\s*(TORCH_FN\([\w:]+\)|[\w:]+\(\))')
 
@@ -157,7 +159,9 @@ def test_registered_operators(
     assert sorted(ours - reference) == []
 
 
-def test_autograd_keys_in_use(torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]) -> None:
+def test_autograd_keys_in_use(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
     keys = {key for key, _, _ in registrations(_shards(schemac_autograd, "VariableType"))}
     reference = registrations(_shards(_reference_files(torchgen_autograd_dir), "VariableType"))
     assert keys == {key for key, _, _ in reference}

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.backends.autograd.operators import return_names
-from schemac.backends.aten.signatures.dispatcher import dispatcher_signature
 from schemac.backends.aten.signatures.naming import unambiguous_name
-from schemac.ir.native import NativeFunction
+from schemac.backends.autograd.operators import OperatorPlan, return_names
 from schemac.ir.schema import SchemaKind
 
 
@@ -46,13 +44,14 @@ class Redispatch:
 
 
 def redispatch(
-    fn: NativeFunction, name: str, keyset: str, arg_exprs: dict[str, str] | None = None
+    plan: OperatorPlan, name: str, keyset: str, arg_exprs: dict[str, str] | None = None
 ) -> Redispatch:
-    sig = dispatcher_signature(fn)
+    fn = plan.fn
+    sig = plan.signature
     params = ", ".join(["c10::DispatchKeySet ks", *(p.defn() for p in sig.params)])
     exprs = arg_exprs or {}
     args = ", ".join([keyset, *(exprs.get(p.name, p.name) for p in sig.params)])
-    kind = fn.func.kind()
+    kind = plan.kind
     return Redispatch(
         head=f"{sig.returns} {name}({params})",
         call=f"at::_ops::{unambiguous_name(fn.func)}::redispatch({args})",

@@ -16,11 +16,11 @@ from collections.abc import Iterator
 
 import attrs
 
+from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.autograd.calls import Redispatch, redispatch
-from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
+from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import VIEW_FUNCTIONS_WITH_METADATA_CHANGE
 from schemac.backends.autograd.view_funcs import view_func_name
-from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
@@ -49,8 +49,8 @@ class InplaceOrViewKernel:
 
 def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
     fn = plan.fn
-    name = wrapper_name(fn)
-    call = redispatch(fn, name, KEYSET)
+    name = plan.wrapper
+    call = redispatch(plan, name, KEYSET)
     if plan.modifies_arguments:
         return InplaceOrViewKernel(name, plan.schema_name, call, bumped=call.result_names)
     multi = isinstance(fn.func.returns[0].type, ListType)
@@ -96,9 +96,13 @@ def inplace_or_view_files(
     chosen = inplace_or_view_plans(plans)
     files = ShardedFile(f"{directory}/ADInplaceOrViewType.cpp", NUM_SHARDS)
 
+    kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
+
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = InplaceOrViewShardView(
-            label, tuple(sorted({p.root_name for p in shard})), tuple(_kernel(p) for p in shard)
+            label,
+            tuple(sorted({p.root_name for p in shard})),
+            tuple(kernels[p.schema_name] for p in shard),
         )
         return templates.render("ADInplaceOrViewType.cpp.mako", view, sources=sources)
 

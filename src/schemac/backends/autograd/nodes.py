@@ -21,10 +21,10 @@ from collections.abc import Iterator
 
 import attrs
 
+from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Conventions
+from schemac.backends.aten.signatures.naming import base_name
 from schemac.backends.autograd.policy import VIEW_FUNCTIONS
 from schemac.backends.autograd.saved import SavedMember, saved_member
-from schemac.backends.aten.signatures.naming import base_name
-from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Conventions
 from schemac.ir.autograd import DifferentiabilityInfo
 from schemac.ir.module import Module
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
@@ -140,7 +140,9 @@ def _blocks(info: DifferentiabilityInfo, index: dict[str, int]) -> Iterator[Grad
         if len(targets) > 1:
             yield GradientBlock(formula, targets, uses_mask="grad_input_mask" in formula)
             continue
-        checks = "not_implemented" not in formula and types.get(targets[0][0]) in _TENSOR_OR_OPTIONAL
+        checks = (
+            "not_implemented" not in formula and types.get(targets[0][0]) in _TENSOR_OR_OPTIONAL
+        )
         if checks:
             formula = f"any_grad_defined ? ({formula}) : Tensor()"
         yield GradientBlock(formula, targets, checks_any_grad_defined=checks, foreach=foreach)
@@ -220,4 +222,3 @@ def node_views(module: Module) -> tuple[NodeView, ...]:
         conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
         views.append(node_view(info, conv))
     return tuple(views)
-

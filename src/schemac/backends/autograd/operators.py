@@ -19,10 +19,16 @@ from __future__ import annotations
 
 import attrs
 
+from schemac.backends.aten.signatures.dispatcher import DispatcherSignature, dispatcher_signature
+from schemac.backends.aten.signatures.naming import cpp_name
 from schemac.backends.autograd import policy
 from schemac.backends.autograd.nodes import uses_identifier
-from schemac.backends.aten.signatures.naming import cpp_name
-from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY, DifferentiabilityInfo, FunctionAutograd
+from schemac.ir.autograd import (
+    DEFAULT_AUTOGRAD_KEY,
+    DifferentiabilityInfo,
+    ForwardDerivative,
+    FunctionAutograd,
+)
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
@@ -30,24 +36,87 @@ from schemac.ir.types import BaseTy, is_like
 
 #: Outputs of these operators need no derivative (integer, boolean or fresh results).
 DONT_REQUIRE_DERIVATIVE = frozenset(
-    "empty_like ones_like full_like zeros_like rand_like randn_like new_empty new_empty_strided "
-    "new_full new_zeros new_ones __and__ __iand__ __ilshift__ __ior__ __irshift__ __ixor__ "
-    "__lshift__ __or__ __rshift__ __xor__ _sobol_engine_draw _sobol_engine_ff "
-    "_sobol_engine_scramble_ _sobol_engine_initialize_state_ _coalesced_ quantize_per_tensor "
-    "quantize_per_channel argmax argmin argsort searchsorted bucketize isnan isposinf isneginf "
-    "isinf signbit isin allclose record_stream logical_and logical_xor logical_not logical_or "
-    "_nested_tensor_size _nested_tensor_strides _nested_tensor_storage_offsets".split()
+    [
+        "empty_like",
+        "ones_like",
+        "full_like",
+        "zeros_like",
+        "rand_like",
+        "randn_like",
+        "new_empty",
+        "new_empty_strided",
+        "new_full",
+        "new_zeros",
+        "new_ones",
+        "__and__",
+        "__iand__",
+        "__ilshift__",
+        "__ior__",
+        "__irshift__",
+        "__ixor__",
+        "__lshift__",
+        "__or__",
+        "__rshift__",
+        "__xor__",
+        "_sobol_engine_draw",
+        "_sobol_engine_ff",
+        "_sobol_engine_scramble_",
+        "_sobol_engine_initialize_state_",
+        "_coalesced_",
+        "quantize_per_tensor",
+        "quantize_per_channel",
+        "argmax",
+        "argmin",
+        "argsort",
+        "searchsorted",
+        "bucketize",
+        "isnan",
+        "isposinf",
+        "isneginf",
+        "isinf",
+        "signbit",
+        "isin",
+        "allclose",
+        "record_stream",
+        "logical_and",
+        "logical_xor",
+        "logical_not",
+        "logical_or",
+        "_nested_tensor_size",
+        "_nested_tensor_strides",
+        "_nested_tensor_storage_offsets",
+    ]
 )
 
 #: Kernels whose debug-build aliasing checks are skipped (by C++ name or wrapper name).
 _SKIPS_ALIAS_CHECKS = frozenset(
-    "set_ _cudnn_rnn_flatten_weight _unsafe_masked_index _unsafe_masked_index_put_accumulate".split()
+    [
+        "set_",
+        "_cudnn_rnn_flatten_weight",
+        "_unsafe_masked_index",
+        "_unsafe_masked_index_put_accumulate",
+    ]
 )
 _SKIPS_USE_COUNT_CHECKS = frozenset(
-    "_embedding_bag _embedding_bag_forward_only q_per_channel_scales q_per_channel_zero_points "
-    "lu_unpack _cudnn_rnn_backward _cudnn_rnn dequantize_self lift lift_fresh lift_fresh_copy "
-    "_nested_tensor_size _nested_tensor_strides _nested_tensor_storage_offsets "
-    "_slow_conv2d_forward slow_conv3d_forward channel_shuffle".split()
+    [
+        "_embedding_bag",
+        "_embedding_bag_forward_only",
+        "q_per_channel_scales",
+        "q_per_channel_zero_points",
+        "lu_unpack",
+        "_cudnn_rnn_backward",
+        "_cudnn_rnn",
+        "dequantize_self",
+        "lift",
+        "lift_fresh",
+        "lift_fresh_copy",
+        "_nested_tensor_size",
+        "_nested_tensor_strides",
+        "_nested_tensor_storage_offsets",
+        "_slow_conv2d_forward",
+        "slow_conv3d_forward",
+        "channel_shuffle",
+    ]
 )
 
 
@@ -82,21 +151,22 @@ def registration_key(key: str) -> str:
 
 @attrs.frozen
 class OperatorPlan:
+    """One function's autograd-layer facts; names are computed once, in :func:`plan_of`."""
+
     fn: NativeFunction
     autograd: FunctionAutograd | None
     is_abstract: bool
-
-    @property
-    def cpp_name(self) -> str:
-        return cpp_name(self.fn.func)
+    cpp_name: str
+    #: ``add.Tensor``: the name the kernels are registered under.
+    schema_name: str
+    #: The kernel's C++ name for the Default autograd key (``add_Tensor``).
+    wrapper: str
+    kind: SchemaKind
+    signature: DispatcherSignature
 
     @property
     def base(self) -> str:
         return self.fn.func.name.name.base
-
-    @property
-    def schema_name(self) -> str:
-        return str(self.fn.func.name)
 
     @property
     def root_name(self) -> str:
@@ -112,7 +182,7 @@ class OperatorPlan:
 
     @property
     def modifies_arguments(self) -> bool:
-        return self.fn.func.kind() in (SchemaKind.inplace, SchemaKind.out)
+        return self.kind in (SchemaKind.inplace, SchemaKind.out)
 
     @property
     def view_of(self) -> str | None:
@@ -133,10 +203,11 @@ class OperatorPlan:
         func = self.fn.func
         names = return_names(func)
         if info is not None and info.output_differentiability is not None:
-            return tuple(n for n, d in zip(names, info.output_differentiability) if d)
+            return tuple(n for n, d in zip(names, info.output_differentiability, strict=False) if d)
         excluded = info.non_differentiable_arg_names if info is not None else ()
         candidates = tuple(
-            n for n, r in zip(names, func.returns)
+            n
+            for n, r in zip(names, func.returns, strict=True)
             if is_like(r.type, BaseTy.Tensor) and n not in excluded
         )
         if info is not None and uses_identifier(info, "grad"):
@@ -152,7 +223,7 @@ class OperatorPlan:
             and self.base not in DONT_REQUIRE_DERIVATIVE
             and bool(self.differentiable_outputs(None))
             and self.cpp_name not in _SKIPS_ALIAS_CHECKS
-            and wrapper_name(self.fn) not in _SKIPS_USE_COUNT_CHECKS
+            and self.wrapper not in _SKIPS_USE_COUNT_CHECKS
         )
 
     @property
@@ -163,6 +234,15 @@ class OperatorPlan:
         if not self.infos:
             return (DEFAULT_AUTOGRAD_KEY,)
         return tuple(info.dispatch_key for info in self.infos)
+
+    def forward_derivatives(self, key: str) -> tuple[ForwardDerivative, ...]:
+        """The forward formulas this function uses under ``key`` (in-place rewritten)."""
+        if self.autograd is None:
+            return ()
+        for k, formulas in self.autograd.forward_derivatives:
+            if k == key:
+                return formulas
+        return ()
 
     def info_for(self, key: str) -> DifferentiabilityInfo | None:
         return self.autograd.info_for(key) if self.autograd is not None else None
@@ -181,11 +261,24 @@ class OperatorPlan:
         return self.cpp_name not in policy.MANUAL_TRACER
 
 
+def plan_of(fn: NativeFunction, autograd: FunctionAutograd | None, abstract: bool) -> OperatorPlan:
+    return OperatorPlan(
+        fn=fn,
+        autograd=autograd,
+        is_abstract=abstract,
+        cpp_name=cpp_name(fn.func),
+        schema_name=str(fn.func.name),
+        wrapper=wrapper_name(fn),
+        kind=fn.func.kind(),
+        signature=dispatcher_signature(fn),
+    )
+
+
 def operator_plans(module: Module) -> tuple[OperatorPlan, ...]:
     """One plan per native function, sorted by C++ name (stable), as PyTorch orders them."""
     plans = []
     for fn in module.functions:
         resolution = module.resolutions.get(fn.func.name)
         abstract = resolution.is_abstract if resolution is not None else True
-        plans.append(OperatorPlan(fn, module.autograd.for_function(fn.func.name), abstract))
+        plans.append(plan_of(fn, module.autograd.for_function(fn.func.name), abstract))
     return tuple(sorted(plans, key=lambda p: p.cpp_name))

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.autograd.calls import Redispatch, redispatch
-from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
+from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import DONT_RECORD_TRACE
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
@@ -55,8 +55,8 @@ def should_record(plan: OperatorPlan) -> bool:
 
 def _kernel(plan: OperatorPlan) -> TraceKernel:
     fn = plan.fn
-    name = wrapper_name(fn)
-    call = redispatch(fn, name, KEYSET)
+    name = plan.wrapper
+    call = redispatch(plan, name, KEYSET)
     if not should_record(plan):
         return TraceKernel(name, plan.schema_name, call, record=False)
     func = fn.func
@@ -97,9 +97,13 @@ def trace_files(
     chosen = tuple(p for p in plans if p.is_traced)
     files = ShardedFile(f"{directory}/TraceType.cpp", NUM_SHARDS)
 
+    kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
+
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = TraceShardView(
-            label, tuple(sorted({p.root_name for p in shard})), tuple(_kernel(p) for p in shard)
+            label,
+            tuple(sorted({p.root_name for p in shard})),
+            tuple(kernels[p.schema_name] for p in shard),
         )
         return templates.render("TraceType.cpp.mako", view, sources=sources)
 

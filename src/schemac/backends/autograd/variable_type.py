@@ -20,6 +20,7 @@ from schemac.backends.autograd.operators import OperatorPlan, registration_key, 
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
+from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 
 NUM_SHARDS = 10
 
@@ -36,6 +37,11 @@ class VariableTypeShardView:
     headers: tuple[str, ...]
     kernels: tuple[KernelView, ...]
     registrations: tuple[RegistrationBlock, ...]
+    #: Packs the scattered TensorOptions arguments for formulas that save ``options``.
+    options_line: str = (
+        "const auto options = TensorOptions().dtype(dtype).layout(layout)"
+        ".device(device).pinned_memory(pin_memory);"
+    )
 
 
 @attrs.frozen
@@ -52,22 +58,19 @@ def _registrations(plans: tuple[OperatorPlan, ...]) -> tuple[RegistrationBlock, 
             )
             continue
         for key in plan.autograd_keys:
-            view_name = wrapper_name(plan.fn, key)
+            view_name = wrapper_name(plan.fn, key) if key != DEFAULT_AUTOGRAD_KEY else plan.wrapper
             by_key.setdefault(registration_key(key), []).append(
                 f'm.impl("{plan.schema_name}", TORCH_FN(VariableType::{view_name}));'
             )
     return tuple(RegistrationBlock(k, tuple(v)) for k, v in sorted(by_key.items()))
 
 
-def _shard_view(label: str, plans: tuple[OperatorPlan, ...]) -> VariableTypeShardView:
-    kernels = tuple(
-        kernel_view(plan, key)
-        for plan in plans
-        if not plan.uses_not_implemented_fallback
-        for key in plan.autograd_keys
-    )
+def _shard_view(
+    label: str, plans: tuple[OperatorPlan, ...], kernels: dict[str, tuple[KernelView, ...]]
+) -> VariableTypeShardView:
+    views = tuple(k for plan in plans for k in kernels[plan.schema_name])
     headers = tuple(sorted({p.root_name for p in plans if not p.uses_not_implemented_fallback}))
-    return VariableTypeShardView(label, headers, kernels, _registrations(plans))
+    return VariableTypeShardView(label, headers, views, _registrations(plans))
 
 
 def variable_type_files(
@@ -78,11 +81,18 @@ def variable_type_files(
         f"{directory}/VariableType.h",
         templates.render("VariableType.h.mako", VariableTypeHeaderView(), sources=sources),
     )
+    # Each kernel is built once: it appears in its shard and in the Everything file.
+    kernels = {
+        plan.schema_name: ()
+        if plan.uses_not_implemented_fallback
+        else tuple(kernel_view(plan, key) for key in plan.autograd_keys)
+        for plan in chosen
+    }
     files = ShardedFile(f"{directory}/VariableType.cpp", NUM_SHARDS)
     for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, NUM_SHARDS)):
-        view = _shard_view(str(index), shard)
+        view = _shard_view(str(index), shard, kernels)
         text = templates.render("VariableType.cpp.mako", view, sources=sources)
         yield GeneratedFile(files.shard_path(index), text)
-    view = _shard_view("Everything", chosen)
+    view = _shard_view("Everything", chosen, kernels)
     text = templates.render("VariableType.cpp.mako", view, sources=sources)
     yield GeneratedFile(files.everything_path, text)

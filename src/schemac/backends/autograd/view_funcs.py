@@ -17,11 +17,11 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.aten.signatures.type_map import argument_type
+from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.templating import Templates
 from schemac.ir.native import NativeFunction
@@ -68,8 +68,12 @@ def _captured(arg: Argument, conv: Conventions) -> Captured:
     stripped = str(C.strip_reference(ctype))
     owning = _OWNING.get(stripped)
     if owning is not None:
-        init = f"{arg.name}.vec()" if "optional" not in owning else (
-            f"{arg.name}.has_value() ? ::std::make_optional({arg.name}->vec()) : ::std::nullopt"
+        init = (
+            f"{arg.name}.vec()"
+            if "optional" not in owning
+            else (
+                f"{arg.name}.has_value() ? ::std::make_optional({arg.name}->vec()) : ::std::nullopt"
+            )
         )
         member = owning
     else:
@@ -157,7 +161,8 @@ def count_expr(items: tuple[Captured, ...]) -> str:
 
 def view_func_plans(plans: tuple[OperatorPlan, ...]) -> tuple[OperatorPlan, ...]:
     return tuple(
-        p for p in plans
+        p
+        for p in plans
         if p.has_generated_autograd and p.view_of is not None and not p.modifies_arguments
     )
 

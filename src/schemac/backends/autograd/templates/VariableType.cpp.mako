@@ -5,6 +5,7 @@ ${banner}
 #include "torch/csrc/autograd/generated/VariableType.h"
 #include "torch/csrc/autograd/FunctionsManual.h"
 
+#include <ATen/SparseCsrTensorUtils.h>
 #include <ATen/core/TorchDispatchUtils.h>
 #include <c10/core/impl/TorchDispatchModeTLS.h>
 #include <torch/library.h>
@@ -21,64 +22,109 @@ namespace torch::autograd {
 
 namespace VariableType {
 namespace {
+<%def name="tangent(i)">\
+      auto ${i.name}_t_raw = toNonOptFwGrad(${i.source});
+      auto ${i.name}_tensor = toNonOptTensor(${i.source});
+      auto ${i.name}_t = (${i.name}_t_raw.defined() || !${i.name}_tensor.defined())
+          ? ${i.name}_t_raw : ${i.zeros}(${i.name}_tensor.sym_sizes(), ${i.name}_tensor.options());
+% if not i.dense_zeros:
+      update_wrapped_number(${i.name}_tensor, ${i.name}_t);
+% endif
+</%def>\
 % for k in view.kernels:
 
-${k.head} {
+${k.call.head} {
   % for line in k.unpacks:
   ${line}
   % endfor
-  % if k.options:
-  ${k.options}
+  % if k.graph and k.graph.options:
+  ${view.options_line}
   % endif
   % if k.out_error:
   if (compute_requires_grad(${', '.join(k.out_error_args)})) {
     throw_error_out_requires_grad("${k.out_error}");
   }
   % endif
-  % if k.grad_inputs:
-  [[maybe_unused]] auto _any_requires_grad = compute_requires_grad(${', '.join(k.grad_inputs)});
-  % for line in k.inplace_checks:
-  ${line}
+  % if k.graph:
+  [[maybe_unused]] auto _any_requires_grad = compute_requires_grad(${', '.join(k.graph.grad_inputs)});
+  % endif
+  % for g in k.forward.grads:
+  [[maybe_unused]] auto ${g.flag} = ${g.any_defined};
   % endfor
-  c10::intrusive_ptr<${k.node_type}> grad_fn;
+  % if k.forward.forbid_condition:
+  TORCH_CHECK_NOT_IMPLEMENTED(!(${k.forward.forbid_condition}), "${k.forward.forbid_message}");
+  % endif
+  % if k.graph and k.graph.rebase:
+  check_inplace(self, _any_requires_grad);
+  % endif
+  % if k.graph and k.graph.rebase and k.graph.node:
+  [[maybe_unused]] ::std::optional<at::Tensor> original_self;
+  % if k.forward.original_self_flags:
+  if (${' || '.join(k.forward.original_self_flags)}) {
+    original_self = self.clone();
+  }
+  % endif
+  % endif
+  % if k.graph:
+  c10::intrusive_ptr<${k.graph.node_type}> grad_fn;
   if (_any_requires_grad) {
-    % if k.not_implemented:
-    grad_fn = c10::make_intrusive<NotImplemented>("${k.not_implemented}");
+    % if k.graph.not_implemented:
+    grad_fn = c10::make_intrusive<NotImplemented>("${k.graph.not_implemented}");
     % else:
-    grad_fn = c10::make_intrusive<${k.node}>();
+    grad_fn = c10::make_intrusive<${k.graph.node}>();
     % endif
-    grad_fn->set_next_edges(collect_next_edges(${', '.join(k.grad_inputs)}));
-    % for line in k.saves_before:
+    grad_fn->set_next_edges(collect_next_edges(${', '.join(k.graph.grad_inputs)}));
+    % for save in k.graph.saves_before:
+    % for line in save.splitlines():
     ${line}
+    % endfor
     % endfor
   }
   % endif
-  % if k.returns_void or not k.results:
+  % if k.call.returns_void or k.call.returns_arguments:
   {
-    at::AutoDispatchBelowADInplaceOrView guard;
-    ${k.call};
+    ${k.guard} guard;
+    ${k.call.call};
   }
   % else:
   auto _tmp = ([&]() {
-    at::AutoDispatchBelowADInplaceOrView guard;
-    return ${k.call};
+    ${k.guard} guard;
+    return ${k.call.call};
   })();
-  ${k.binding}
+  ${k.call.binding}
   % endif
-  % if k.history:
+  % if k.graph and k.graph.history:
   if (grad_fn) {
-    ${'rebase_history' if k.rebase else 'set_history'}(flatten_tensor_args(${', '.join(k.history)}), grad_fn);
+    ${'rebase_history' if k.graph.rebase else 'set_history'}(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
   }
   % endif
-  % if k.saves_after:
+  % if k.graph and k.graph.saves_after:
   if (grad_fn) {
-    % for line in k.saves_after:
+    % for line in k.graph.saves_after:
     ${line}
     % endfor
   }
   % endif
-  % if not k.returns_void:
-  return ${k.return_expr};
+  % for g in k.forward.grads:
+  ::std::optional<at::Tensor> ${g.output}_new_fw_grad_opt = ::std::nullopt;
+  if (${g.flag} && ${g.output}.defined()) {
+    % for i in g.inputs:
+    % if i.tangent:
+${tangent(i)}\
+    % endif
+    % if i.primal:
+      auto ${i.name}_p = toNonOptPrimal(${i.source});
+    % endif
+    % endfor
+      ${g.output}_new_fw_grad_opt = ${g.formula};
+  }
+  if (${g.output}_new_fw_grad_opt.has_value() && ${g.output}_new_fw_grad_opt.value().defined() && ${g.output}.defined()) {
+    // Level 0: the only forward-AD level PyTorch supports so far.
+    ${g.output}._set_fw_grad(${g.output}_new_fw_grad_opt.value(), /* level */ 0, /* is_inplace_op */ ${'true' if g.inplace else 'false'});
+  }
+  % endfor
+  % if not k.call.returns_void:
+  return ${k.call.return_expr};
   % endif
 }
 % endfor

@@ -1,0 +1,144 @@
+"""Forward-mode AD in the Autograd kernels: tangents of outputs from input tangents.
+
+After the redispatch, an output's tangent is computed from the forward
+formula of derivatives.yaml (``result: self_t * other_p + ...``) when some
+input it depends on carries a tangent.  Names the formulas use: ``<x>_t``
+(the input's tangent, zeros when it has none), ``<x>_t_raw`` (the tangent or
+an undefined tensor), ``<x>_p`` (the primal), and ``original_self_p`` /
+``original_self_t`` for in-place operators whose formula needs ``self``
+before it was modified (the kernel clones it first).
+
+Covered: formulas for one Tensor output whose inputs are Tensor / Tensor?
+arguments.  Every other kernel with differentiable inputs refuses a tangent
+with TORCH_CHECK_NOT_IMPLEMENTED instead of silently dropping it (out=
+operators always do: they have no forward formulas).
+"""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.ir.autograd import ForwardDerivative
+from schemac.ir.schema import FunctionSchema, SchemaKind
+from schemac.ir.types import TENSOR, ListType, OptionalType, Type
+
+_SINGLE_TENSOR_TYPES = (TENSOR, OptionalType(TENSOR))
+
+
+@attrs.frozen
+class TangentInput:
+    """How one input's tangent and primal are bound before a formula runs."""
+
+    name: str
+    #: The expression the input is read from (``self``, ``original_self``).
+    source: str
+    #: Zero-fill with a real tensor (it may be written in place), not a zero tensor.
+    dense_zeros: bool
+    tangent: bool
+    primal: bool
+
+    @property
+    def zeros(self) -> str:
+        return "at::zeros_symint" if self.dense_zeros else "at::_efficientzerotensor_symint"
+
+
+@attrs.frozen
+class ForwardGrad:
+    output: str
+    inputs: tuple[TangentInput, ...]
+    formula: str
+    #: ``_any_has_forward_grad_<output>``: the inputs whose tangents matter.
+    condition: tuple[str, ...]
+    inplace: bool
+
+    @property
+    def flag(self) -> str:
+        return f"_any_has_forward_grad_{self.output}"
+
+    @property
+    def any_defined(self) -> str:
+        return " || ".join(f"isFwGradDefined({n})" for n in self.condition) or "false"
+
+
+@attrs.frozen
+class ForwardPlan:
+    grads: tuple[ForwardGrad, ...] = ()
+    #: Clone ``self`` before an in-place op when these flags are set.
+    original_self_flags: tuple[str, ...] = ()
+    #: TORCH_CHECK_NOT_IMPLEMENTED condition and message when tangents are refused.
+    forbid_condition: str | None = None
+    forbid_message: str = ""
+
+
+def _any_defined(func: FunctionSchema, *, include_out: bool) -> str | None:
+    """``isFwGradDefined(a) || ...`` over the tensor arguments, None if there are none."""
+    checks = []
+    args = func.arguments.flat_all if include_out else func.arguments.flat_non_out
+    for arg in args:
+        if arg.type in _SINGLE_TENSOR_TYPES:
+            checks.append(f"isFwGradDefined({arg.name})")
+        elif arg.type == ListType(TENSOR):
+            checks.append(f"isFwGradDefinedTensorList({arg.name})")
+    return " || ".join(checks) or None
+
+
+def _supported(fw: ForwardDerivative, outputs: tuple[str, ...], types: dict[str, Type]) -> bool:
+    if len(fw.var_names) != 1 or fw.var_types[0] != TENSOR or fw.var_names[0] not in outputs:
+        return False
+    needed = (fw.required_inputs_fw_grad or ()) + (fw.required_inputs_primal or ())
+    return all(types.get(name) in _SINGLE_TENSOR_TYPES for name in needed)
+
+
+def forward_plan(
+    func: FunctionSchema,
+    outputs: tuple[str, ...],
+    derivatives: tuple[ForwardDerivative, ...],
+    name: str,
+) -> ForwardPlan:
+    """Forward grads of one kernel; ``outputs`` are its differentiable outputs."""
+    kind = func.kind()
+    if kind is SchemaKind.out:
+        condition = _any_defined(func, include_out=True)
+        message = (
+            f"Trying to use forward AD with {name} that does not support it because it is "
+            "an out= function"
+        )
+        return ForwardPlan(forbid_condition=condition, forbid_message=message)
+    types = {a.name: a.type for a in func.arguments.flat_all}
+    inplace = kind is SchemaKind.inplace
+    if derivatives and all(_supported(fw, outputs, types) for fw in derivatives):
+        grads = tuple(_grad(fw, inplace) for fw in derivatives)
+        flags = tuple(
+            g.flag
+            for g, fw in zip(grads, derivatives, strict=True)
+            if inplace and fw.required_original_self_value
+        )
+        return ForwardPlan(grads=grads, original_self_flags=flags)
+    if not outputs:
+        return ForwardPlan()
+    condition = _any_defined(func, include_out=False)
+    message = (
+        f"Trying to use forward AD with {name} that does not support it because it has not "
+        "been implemented yet."
+    )
+    return ForwardPlan(forbid_condition=condition, forbid_message=message)
+
+
+def _grad(fw: ForwardDerivative, inplace: bool) -> ForwardGrad:
+    tangents = fw.required_inputs_fw_grad or ()
+    primals = fw.required_inputs_primal or ()
+    inputs = [
+        TangentInput(
+            n, n, dense_zeros=inplace and n == "self", tangent=n in tangents, primal=n in primals
+        )
+        for n in dict.fromkeys(tangents + primals)
+    ]
+    if inplace and fw.required_original_self_value:
+        inputs.append(TangentInput("original_self", "original_self", False, True, True))
+    return ForwardGrad(
+        output=fw.var_names[0],
+        inputs=tuple(inputs),
+        formula=fw.formula,
+        condition=tangents,
+        inplace=inplace,
+    )
