@@ -2,21 +2,23 @@
 
 Both sides start from the YAML files of the installed torch and end with files
 on disk, in one process, alternating run by run so machine load hits both
-alike (torchgen's module-level parse caches are cleared before each of its
-runs, so every run does the full work):
+alike.  Four sides:
 
-* schemac: load native_functions/tags/derivatives/deprecated, run the pass
-  pipeline, emit the ``python`` target and commit it to a temporary directory
-  (exactly what ``schemac compile -t python`` does).
-* torchgen, bindings: ``gen_python_functions.gen`` (parse the YAML, write the
-  binding files, return types and Tag enum) - the same outputs schemac writes.
-* torchgen, full: ``gen_autograd_python``, which also loads derivatives.yaml
-  and writes python_functions*.cpp (autograd nodes' Python accessors, which
-  schemac's python target does not emit yet; see docs/python.md).
+* schemac end-to-end: load native_functions/tags/derivatives/deprecated, run
+  the pass pipeline, emit the ``python`` target and commit it to a temporary
+  directory (exactly what ``schemac compile -t python`` does).
+* torchgen gen_autograd_python (cold): its module-level parse caches are
+  cleared first, so it parses the YAML and loads derivatives.yaml every run
+  and writes the same files (bindings, return types, Tag enum,
+  python_functions for the autograd nodes).
+* schemac backend only: the python target on an already-loaded module.
+* torchgen gen_autograd_python (warm): the same with its parse caches warm.
 
     PYTHONPATH=src python benchmarks/bench_python.py [--reps N]
 
-Prints per-run times, the medians and the ratios (target: schemac >= 5x faster).
+Prints per-run wall and CPU times, medians and ratios (target: schemac >= 5x
+faster).  CPU time (of this process) is reported next to wall time because
+it is far less sensitive to other jobs on a shared machine.
 """
 
 from __future__ import annotations
@@ -35,20 +37,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from schemac.backends.driver import compile_to_directory
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
+from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
 
 if TYPE_CHECKING:
     from benchmarks import Inputs, Stage
 
-
-def _schemac(
-    native: str, tags: str, derivatives: str, deprecated: str, out: Path
-) -> Callable[[], None]:
-    def run() -> None:
-        module = run_pipeline(load_module(native, tags, derivatives, deprecated)).module
-        compile_to_directory(module, ["python"], out)
-
-    return run
+#: (wall seconds, CPU seconds) of one run.
+Timing = tuple[float, float]
 
 
 def _clear_torchgen_caches() -> None:
@@ -61,61 +57,116 @@ def _clear_torchgen_caches() -> None:
     ld._GLOBAL_LOAD_DERIVATIVE_CACHE.clear()
 
 
-def _torchgen_bindings(native: str, tags: str, deprecated: str, out: Path) -> Callable[[], None]:
-    import torchgen
-    from torchgen.packaged.autograd import gen_python_functions
+def _load(native: str, tags: str, derivatives: str, deprecated: str) -> Module:
+    return run_pipeline(load_module(native, tags, derivatives, deprecated)).module
 
-    templates = str(Path(torchgen.__file__).parent / "packaged/autograd/templates")
 
+def _schemac_full(
+    native: str, tags: str, derivatives: str, deprecated: str, out: Path
+) -> Callable[[], None]:
     def run() -> None:
-        _clear_torchgen_caches()
-        gen_python_functions.gen(str(out), native, tags, deprecated, templates)
+        compile_to_directory(_load(native, tags, derivatives, deprecated), ["python"], out)
 
     return run
 
 
-def _torchgen_full(native: str, tags: str, autograd_dir: str, out: Path) -> Callable[[], None]:
+def _schemac_backend(module: Module, out: Path) -> Callable[[], None]:
+    def run() -> None:
+        compile_to_directory(module, ["python"], out)
+
+    return run
+
+
+def _torchgen(
+    native: str, tags: str, autograd_dir: str, out: Path, *, cold: bool
+) -> Callable[[], None]:
     from torchgen.packaged.autograd.gen_autograd import gen_autograd_python
 
     def run() -> None:
-        _clear_torchgen_caches()
+        if cold:
+            _clear_torchgen_caches()
         gen_autograd_python(native, tags, str(out), autograd_dir)
 
     return run
 
 
-def _time(run: Callable[[], None]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of this process): CPU time is robust to a busy machine."""
+def _time(run: Callable[[], None]) -> Timing:
     start, start_cpu = time.perf_counter(), time.process_time()
     run()
     return time.perf_counter() - start, time.process_time() - start_cpu
 
 
-def bench(inputs: Inputs, reps: int) -> list[Stage]:
-    """The runner's entry point (benchmarks/__main__.py): schemac -t python vs gen_autograd_python.
+def _sides(
+    root: Path, native: str, tags: str, derivatives: str, deprecated: str
+) -> dict[str, Callable[[], None]]:
+    autograd_dir = str(Path(derivatives).parent)
+    for name in ("full", "backend", "tg_cold", "tg_warm"):
+        (root / name).mkdir()
+    module = _load(native, tags, derivatives, deprecated)
+    # Warm torchgen's caches once so the "warm" side starts warm.
+    _torchgen(native, tags, autograd_dir, root / "tg_warm", cold=True)()
+    return {
+        "schemac end-to-end": _schemac_full(native, tags, derivatives, deprecated, root / "full"),
+        "torchgen gen_autograd_python (cold)": _torchgen(
+            native, tags, autograd_dir, root / "tg_cold", cold=True
+        ),
+        "schemac backend only": _schemac_backend(module, root / "backend"),
+        "torchgen gen_autograd_python (warm)": _torchgen(
+            native, tags, autograd_dir, root / "tg_warm", cold=False
+        ),
+    }
 
-    gen_autograd_python reads torch's own derivatives.yaml from its template
-    directory, and torchgen's bindings reject types the toy library uses, so
-    only torch's own files are compared.
+
+def _measure(
+    sides: dict[str, Callable[[], None]], reps: int, *, verbose: bool
+) -> dict[str, Timing]:
+    times: dict[str, list[Timing]] = {name: [] for name in sides}
+    for rep in range(reps):
+        for name, run in sides.items():
+            times[name].append(_time(run))
+        if verbose:
+            print(
+                f"run {rep + 1}: "
+                + ", ".join(f"{n} {t[-1][0]:.2f}s (cpu {t[-1][1]:.2f}s)" for n, t in times.items())
+            )
+    return {
+        name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
+        for name, ts in times.items()
+    }
+
+
+_PAIRS = (
+    ("end-to-end", "schemac end-to-end", "torchgen gen_autograd_python (cold)"),
+    ("backend only", "schemac backend only", "torchgen gen_autograd_python (warm)"),
+)
+
+
+def bench(inputs: Inputs, reps: int) -> list[Stage]:
+    """The runner's entry point (benchmarks/__main__.py).
+
+    gen_autograd_python reads torch's derivatives.yaml, deprecated.yaml and
+    templates from one directory, so only torch's own files are compared.
     """
-    from benchmarks import Skip, Stage, median
+    from benchmarks import Skip, Stage
 
     if not inputs.is_torch or inputs.derivatives is None or inputs.deprecated is None:
-        raise Skip("torchgen's Python generators only take torch's own YAML files")
-    native, tags = str(inputs.native_functions), str(inputs.tags)
-    derivatives, deprecated = str(inputs.derivatives), str(inputs.deprecated)
+        raise Skip("torchgen's gen_autograd_python only takes torch's own YAML files")
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        for path in ("schemac", "tg"):
-            (root / path).mkdir()
-        ours = _schemac(native, tags, derivatives, deprecated, root / "schemac")
-        theirs = _torchgen_full(native, tags, str(Path(derivatives).parent), root / "tg")
-        schemac_times: list[float] = []
-        torchgen_times: list[float] = []
-        for _ in range(reps):
-            schemac_times.append(_time(ours)[0])
-            torchgen_times.append(_time(theirs)[0])
-    return [Stage("python bindings", median(schemac_times), median(torchgen_times), 0.2)]
+        sides = _sides(
+            Path(tmp),
+            str(inputs.native_functions),
+            str(inputs.tags),
+            str(inputs.derivatives),
+            str(inputs.deprecated),
+        )
+        medians = _measure(sides, reps, verbose=False)
+    stages = []
+    for label, ours, theirs in _PAIRS:
+        for unit, index in (("wall s", 0), ("cpu s", 1)):
+            stages.append(
+                Stage(f"python {label}", medians[ours][index], medians[theirs][index], 0.2, unit)
+            )
+    return stages
 
 
 def main() -> int:
@@ -124,36 +175,23 @@ def main() -> int:
     args = parser.parse_args()
 
     paths = torch_yaml_paths()
-    native, tags = str(paths.native_functions), str(paths.tags)
-    derivatives, deprecated = str(paths.derivatives), str(paths.deprecated)
-    autograd_dir = str(Path(derivatives).parent)
-
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        sides = {
-            "schemac -t python": _schemac(native, tags, derivatives, deprecated, root / "schemac"),
-            "torchgen bindings": _torchgen_bindings(native, tags, deprecated, root / "tg_bind"),
-            "torchgen gen_autograd_python": _torchgen_full(native, tags, autograd_dir, root / "tg"),
-        }
-        for path in ("schemac", "tg_bind", "tg"):
-            (root / path).mkdir()
-        times: dict[str, list[tuple[float, float]]] = {name: [] for name in sides}
-        for rep in range(args.reps):
-            for name, run in sides.items():
-                times[name].append(_time(run))
-            print(
-                f"run {rep + 1}: "
-                + ", ".join(f"{n} {t[-1][0]:.2f}s (cpu {t[-1][1]:.2f}s)" for n, t in times.items())
-            )
+        sides = _sides(
+            Path(tmp),
+            str(paths.native_functions),
+            str(paths.tags),
+            str(paths.derivatives),
+            str(paths.deprecated),
+        )
+        medians = _measure(sides, args.reps, verbose=True)
 
     print()
-    for kind, index in (("wall", 0), ("cpu", 1)):
-        medians = {name: statistics.median(t[index] for t in ts) for name, ts in times.items()}
-        for name, median in medians.items():
-            print(f"median {kind} {name:32s} {median:7.3f}s")
-        ours = medians["schemac -t python"]
-        for name in ("torchgen bindings", "torchgen gen_autograd_python"):
-            print(f"speed-up ({kind}) vs {name:29s} {medians[name] / ours:6.2f}x")
+    for name, (wall, cpu) in medians.items():
+        print(f"median {name:38s} wall {wall:7.3f}s  cpu {cpu:7.3f}s")
+    for label, ours, theirs in _PAIRS:
+        wall = medians[theirs][0] / medians[ours][0]
+        cpu = medians[theirs][1] / medians[ours][1]
+        print(f"speed-up {label:14s} wall {wall:5.2f}x  cpu {cpu:5.2f}x  (target >= 5x)")
     return 0
 
 
