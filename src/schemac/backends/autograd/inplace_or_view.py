@@ -35,6 +35,7 @@ class InplaceOrViewKernel:
     name: str
     schema_name: str
     call: Redispatch
+    namespace: str
     #: Mutated outputs whose version counters are bumped.
     bumped: tuple[str, ...] = ()
     #: For views: the base argument, else None.
@@ -52,7 +53,9 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
     name = plan.wrapper
     call = redispatch(plan, name, KEYSET)
     if plan.modifies_arguments:
-        return InplaceOrViewKernel(name, plan.schema_name, call, bumped=call.result_names)
+        return InplaceOrViewKernel(
+            name, plan.schema_name, call, fn.namespace, bumped=call.result_names
+        )
     multi = isinstance(fn.func.returns[0].type, ListType)
     args = [a.name for a in fn.func.arguments.flat_all[1:]]
     if multi:
@@ -69,6 +72,7 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
         name,
         plan.schema_name,
         call,
+        fn.namespace,
         base=plan.view_of,
         multi_output=multi,
         metadata_change=plan.base in VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
@@ -84,6 +88,15 @@ class InplaceOrViewShardView:
     shard: str
     headers: tuple[str, ...]
     kernels: tuple[InplaceOrViewKernel, ...]
+
+    @property
+    def by_namespace(self) -> tuple[tuple[str, tuple[InplaceOrViewKernel, ...]], ...]:
+        """Kernels grouped by the library their operators belong to, ``aten`` first."""
+        groups: dict[str, list[InplaceOrViewKernel]] = {}
+        for kernel in self.kernels:
+            groups.setdefault(kernel.namespace, []).append(kernel)
+        order = sorted(groups, key=lambda ns: (ns != "aten", ns))
+        return tuple((ns, tuple(groups[ns])) for ns in order)
 
 
 def inplace_or_view_plans(plans: tuple[OperatorPlan, ...]) -> tuple[OperatorPlan, ...]:

@@ -25,6 +25,7 @@ from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Co
 from schemac.backends.aten.signatures.naming import base_name
 from schemac.backends.autograd.policy import VIEW_FUNCTIONS
 from schemac.backends.autograd.saved import SavedMember, saved_member
+from schemac.diagnostics import Diagnostic, SchemacError
 from schemac.ir.autograd import DifferentiabilityInfo
 from schemac.ir.module import Module
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
@@ -215,10 +216,41 @@ def differentiable_infos(module: Module) -> tuple[DifferentiabilityInfo, ...]:
     return tuple(listed + twins + synthesised)
 
 
+class AutogradLoweringError(SchemacError):
+    """A derivatives.yaml formula that the match pass accepted cannot become C++."""
+
+
+def _ownership_problems(info: DifferentiabilityInfo, view: NodeView) -> Iterator[Diagnostic]:
+    for member in view.members:
+        if not member.is_non_owning:
+            continue
+        span = next(
+            (
+                d.span
+                for d in info.derivatives
+                if any(s.name == member.name for s in d.saved_inputs + d.saved_outputs)
+            ),
+            info.span,
+        )
+        yield Diagnostic(
+            span,
+            f"'{member.name}' would be saved in {view.op} as '{member.cpp_type}', which does "
+            "not own its data: the backward node would read freed memory",
+            hint="use a property the node can own (e.g. .sym_sizes(), .scalar_type()) or "
+            "give the argument an owning type",
+        )
+
+
 def node_views(module: Module) -> tuple[NodeView, ...]:
+    """Every backward node; formulas that cannot be lowered are reported together."""
     views = []
+    problems: list[Diagnostic] = []
     for info in differentiable_infos(module):
         function = module.find_function(info.operator)
         conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
-        views.append(node_view(info, conv))
+        view = node_view(info, conv)
+        problems.extend(_ownership_problems(info, view))
+        views.append(view)
+    if problems:
+        raise AutogradLoweringError(problems)
     return tuple(views)

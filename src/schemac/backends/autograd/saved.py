@@ -92,6 +92,14 @@ class SavedMember:
     initializer: str = ""
 
     @property
+    def is_non_owning(self) -> bool:
+        """The stored type would point into the caller's memory (a lowering error)."""
+        if self.storage is not Storage.value:
+            return False
+        text = self.cpp_type
+        return any(marker in text for marker in ("Ref", "View", "view", "&", "*"))
+
+    @property
     def member(self) -> str:
         """The data member's name: SavedVariables carry a trailing ``_``."""
         return f"{self.name}_" if self.uses_saved_variable else self.name

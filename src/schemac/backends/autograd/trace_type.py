@@ -33,6 +33,7 @@ class TraceKernel:
     name: str
     schema_name: str
     call: Redispatch
+    namespace: str
     record: bool
     #: Qualified symbol recorded normally, and when forced out of place.
     symbol: str = ""
@@ -58,7 +59,7 @@ def _kernel(plan: OperatorPlan) -> TraceKernel:
     name = plan.wrapper
     call = redispatch(plan, name, KEYSET)
     if not should_record(plan):
-        return TraceKernel(name, plan.schema_name, call, record=False)
+        return TraceKernel(name, plan.schema_name, call, fn.namespace, record=False)
     func = fn.func
     kind = func.kind()
     ns = fn.namespace
@@ -74,6 +75,7 @@ def _kernel(plan: OperatorPlan) -> TraceKernel:
         name,
         plan.schema_name,
         call,
+        ns,
         record=True,
         symbol=recorded,
         outplace_symbol=functional,
@@ -89,6 +91,15 @@ class TraceShardView:
     shard: str
     headers: tuple[str, ...]
     kernels: tuple[TraceKernel, ...]
+
+    @property
+    def by_namespace(self) -> tuple[tuple[str, tuple[TraceKernel, ...]], ...]:
+        """Kernels grouped by the library their operators belong to, ``aten`` first."""
+        groups: dict[str, list[TraceKernel]] = {}
+        for kernel in self.kernels:
+            groups.setdefault(kernel.namespace, []).append(kernel)
+        order = sorted(groups, key=lambda ns: (ns != "aten", ns))
+        return tuple((ns, tuple(groups[ns])) for ns in order)
 
 
 def trace_files(

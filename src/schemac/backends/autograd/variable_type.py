@@ -27,6 +27,9 @@ NUM_SHARDS = 10
 
 @attrs.frozen
 class RegistrationBlock:
+    """One ``TORCH_LIBRARY_IMPL(namespace, key, m)`` block."""
+
+    namespace: str
     key: str
     lines: tuple[str, ...]
 
@@ -50,19 +53,20 @@ class VariableTypeHeaderView:
 
 
 def _registrations(plans: tuple[OperatorPlan, ...]) -> tuple[RegistrationBlock, ...]:
-    by_key: dict[str, list[str]] = {}
+    by_key: dict[tuple[str, str], list[str]] = {}
     for plan in plans:
+        namespace = plan.fn.namespace
         if plan.uses_not_implemented_fallback:
-            by_key.setdefault("Autograd", []).append(
+            by_key.setdefault((namespace, "Autograd"), []).append(
                 f'm.impl("{plan.schema_name}", torch::autograd::autogradNotImplementedFallback());'
             )
             continue
         for key in plan.autograd_keys:
             view_name = wrapper_name(plan.fn, key) if key != DEFAULT_AUTOGRAD_KEY else plan.wrapper
-            by_key.setdefault(registration_key(key), []).append(
+            by_key.setdefault((namespace, registration_key(key)), []).append(
                 f'm.impl("{plan.schema_name}", TORCH_FN(VariableType::{view_name}));'
             )
-    return tuple(RegistrationBlock(k, tuple(v)) for k, v in sorted(by_key.items()))
+    return tuple(RegistrationBlock(ns, k, tuple(v)) for (ns, k), v in sorted(by_key.items()))
 
 
 def _shard_view(

@@ -80,11 +80,13 @@ ${make_view(k, "_tmp = ", "DEFAULT")}\
 
 namespace {
 
-TORCH_LIBRARY_IMPL(aten, ADInplaceOrView, m) {
-  % for k in view.kernels:
+% for namespace, kernels in view.by_namespace:
+TORCH_LIBRARY_IMPL(${namespace}, ADInplaceOrView, m) {
+  % for k in kernels:
   m.impl("${k.schema_name}", TORCH_FN(ADInplaceOrView::${k.name}));
   % endfor
 }
+% endfor
 
 } // namespace
 

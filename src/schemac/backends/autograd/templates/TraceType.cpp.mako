@@ -77,11 +77,13 @@ ${k.call.head} {
 
 namespace {
 
-TORCH_LIBRARY_IMPL(aten, Tracer, m) {
-  % for k in view.kernels:
+% for namespace, kernels in view.by_namespace:
+TORCH_LIBRARY_IMPL(${namespace}, Tracer, m) {
+  % for k in kernels:
   m.impl("${k.schema_name}", TORCH_FN(TraceType::${k.name}));
   % endfor
 }
+% endfor
 
 } // namespace
 

@@ -135,7 +135,7 @@ ${tangent(i)}\
 namespace {
 % for block in view.registrations:
 
-TORCH_LIBRARY_IMPL(aten, ${block.key}, m) {
+TORCH_LIBRARY_IMPL(${block.namespace}, ${block.key}, m) {
   % for line in block.lines:
   ${line}
   % endfor
