@@ -54,7 +54,7 @@ def test_saved_sizes_are_owned_vectors(toy: dict[str, str]) -> None:
     assert "  c10::OptionalArray<int64_t> dim;\n" in node
 
 
-def test_multi_output_node_gets_named_gradients_only_for_differentiable_outputs(
+def test_not_implemented_formula_stays_in_the_apply_function(
     toy: dict[str, str],
 ) -> None:
     functions = toy["Functions.cpp"]
