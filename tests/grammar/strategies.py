@@ -444,6 +444,7 @@ _NOISE = [
     "=None",
     "::",
     "é",
+    "\u0661",  # ARABIC-INDIC DIGIT ONE: a digit of another script
     "|b",
     "|c",
     " -> *",
