@@ -27,7 +27,16 @@ import attrs
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.forward_ad import ForwardPlan, forward_plan
-from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
+from schemac.backends.autograd.operators import (
+    DONT_REQUIRE_DERIVATIVE,
+    OperatorPlan,
+    return_names,
+    wrapper_name,
+)
+from schemac.backends.autograd.policy import (
+    GRADIENT_IMPLEMENTED_FOR_COMPLEX,
+    RESET_GRAD_ACCUMULATOR,
+)
 from schemac.backends.autograd.saved import Storage, saved_member
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
@@ -45,7 +54,7 @@ KEYSET = "ks & c10::after_autograd_keyset"
 class GraphRecording:
     """How a kernel records its backward node (absent: the kernel records nothing)."""
 
-    #: Inputs whose requires_grad makes a node necessary.
+    #: Inputs whose requires_grad makes a node necessary; the node's next edges.
     grad_inputs: tuple[str, ...]
     #: Outputs attached to the node.
     history: tuple[str, ...]
@@ -53,12 +62,16 @@ class GraphRecording:
     rebase: bool
     #: Node class; None when a NotImplemented node is recorded instead.
     node: str | None = None
-    #: Name a NotImplemented node reports (in-place foreach operators).
+    #: Name a NotImplemented node reports (no formula, or in-place foreach).
     not_implemented: str | None = None
     saves_before: tuple[str, ...] = ()
     saves_after: tuple[str, ...] = ()
     #: A saved value reads the packed TensorOptions.
     options: bool = False
+    #: ``check_no_requires_grad(x, "x", op)`` lines: tensor inputs without a formula.
+    no_grad_checks: tuple[str, ...] = ()
+    #: Outputs refused when complex (the formulas are not known to hold for complex).
+    complex_checks: tuple[str, ...] = ()
 
     @property
     def node_type(self) -> str:
@@ -77,6 +90,8 @@ class KernelView:
     out_error: str | None = None
     out_error_args: tuple[str, ...] = ()
     forward: ForwardPlan = attrs.field(factory=ForwardPlan)
+    #: ``set_`` and ``resize_`` drop the gradient accumulator of ``self``.
+    resets_grad_accumulator: bool = False
 
 
 def _value_assignment(member: str, expr: str, saved: SavedAttribute, cpp: str) -> str:
@@ -114,24 +129,69 @@ def _save(saved: SavedAttribute, *, is_output: bool, conv: Conventions, inplace:
     return _value_assignment(member.member, saved.expr, saved, member.cpp_type)
 
 
-def _graph(plan: OperatorPlan, info: DifferentiabilityInfo) -> GraphRecording | None:
+def _differentiable_inputs(
+    plan: OperatorPlan, info: DifferentiabilityInfo | None
+) -> tuple[str, ...]:
+    excluded = info.non_differentiable_arg_names if info is not None else ()
+    return tuple(
+        a.name
+        for a in plan.fn.func.arguments.flat_non_out
+        if is_like(a.type, BaseTy.Tensor) and a.name not in excluded
+    )
+
+
+def _requires_derivative(
+    plan: OperatorPlan, inputs: tuple[str, ...], outputs: tuple[str, ...]
+) -> bool:
+    if plan.base in DONT_REQUIRE_DERIVATIVE or plan.cpp_name in DONT_REQUIRE_DERIVATIVE:
+        return False
+    return bool(inputs) and (bool(outputs) or plan.is_inplace_foreach)
+
+
+def _complex_checks(plan: OperatorPlan, outputs: tuple[str, ...]) -> tuple[str, ...]:
+    if plan.base in GRADIENT_IMPLEMENTED_FOR_COMPLEX:
+        return ()
+    func = plan.fn.func
+    plain = {
+        name
+        for name, ret in zip(return_names(func), func.returns, strict=True)
+        if ret.type == TENSOR and not ret.is_write
+    }
+    return tuple(
+        f'throw_error_for_complex_autograd({name}, "{plan.base}");'
+        for name in outputs
+        if name in plain
+    )
+
+
+def _graph(
+    plan: OperatorPlan,
+    info: DifferentiabilityInfo | None,
+    inputs: tuple[str, ...],
+    outputs: tuple[str, ...],
+) -> GraphRecording:
     func = plan.fn.func
     conv = Conventions.of(plan.fn)
     inplace = plan.kind is SchemaKind.inplace
-    per_element = info.node is not None and not info.node.startswith("Foreach")
-    if inplace and plan.base.startswith("_foreach_") and per_element:
-        # The borrowed info names the per-tensor operator's arguments: use ours.
-        inputs = tuple(
-            a.name for a in func.arguments.flat_non_out if is_like(a.type, BaseTy.Tensor)
+    complex_checks = _complex_checks(plan, outputs)
+    if (
+        info is None
+        or not info.has_derivatives
+        or (plan.is_inplace_foreach and not (info.node or "").startswith("Foreach"))
+    ):
+        # No formula (or one per tensor of an in-place foreach): the forward
+        # runs, and backward through the result fails naming the operator.
+        history = ("self",) if plan.is_inplace_foreach else outputs
+        return GraphRecording(
+            inputs, history, inplace, not_implemented=plan.cpp_name, complex_checks=complex_checks
         )
-        return GraphRecording(inputs, ("self",), True, not_implemented=str(func.name.name))
-    grad_inputs = tuple(
-        a.name
-        for a in info.args_with_derivatives
-        if a.type is not None and is_like(a.type, BaseTy.Tensor)
+    with_formula = {name for d in info.derivatives for name in d.var_names}
+    edges = tuple(a.name for a in info.args_with_derivatives if a.name in with_formula)
+    no_grad_checks = tuple(
+        f'check_no_requires_grad({name}, "{name}", "{plan.cpp_name}");'
+        for name in inputs
+        if name not in edges and name != "output"
     )
-    if not grad_inputs or info.node is None:
-        return None
     saves = [_save(s, is_output=False, conv=conv, inplace=inplace) for s in info.all_saved_inputs]
     saves += [
         f"grad_fn->{a.name}_size_ = {a.name}.size();"
@@ -139,8 +199,8 @@ def _graph(plan: OperatorPlan, info: DifferentiabilityInfo) -> GraphRecording | 
         if a.type == ListType(TENSOR)
     ]
     return GraphRecording(
-        grad_inputs=grad_inputs,
-        history=plan.differentiable_outputs(info),
+        grad_inputs=edges,
+        history=outputs,
         rebase=inplace,
         node=info.node,
         saves_before=tuple(saves),
@@ -149,6 +209,8 @@ def _graph(plan: OperatorPlan, info: DifferentiabilityInfo) -> GraphRecording | 
         ),
         options=func.arguments.tensor_options is not None
         and any(s.source_type is None for s in info.all_saved_inputs),
+        no_grad_checks=no_grad_checks,
+        complex_checks=complex_checks,
     )
 
 
@@ -167,21 +229,24 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
         "at::AutoDispatchBelowAutograd" if below_view else "at::AutoDispatchBelowADInplaceOrView"
     )
     info = plan.info_for(key)
-    graph = None
-    if info is not None and info.has_derivatives and plan.kind is not SchemaKind.out:
-        graph = _graph(plan, info)
-    out_error_args = tuple(
-        a.name for a in func.arguments.flat_non_out if is_like(a.type, BaseTy.Tensor)
-    )
-    refuses = plan.kind is SchemaKind.out and bool(out_error_args) and plan.autograd is not None
+    inputs = _differentiable_inputs(plan, info)
     outputs = plan.differentiable_outputs(info)
+    requires = _requires_derivative(plan, inputs, outputs)
+    is_out = plan.kind is SchemaKind.out
+    graph = _graph(plan, info, inputs, outputs) if requires and not is_out else None
+    if is_out or requires:
+        forward = forward_plan(func, outputs, plan.forward_derivatives(key), plan.cpp_name)
+    else:
+        forward = ForwardPlan()
+    refused = inputs + outputs if is_out and requires else ()
     return KernelView(
         name=name,
         call=call,
         unpacks=unpacks,
         guard=guard,
         graph=graph,
-        out_error=plan.cpp_name if refuses else None,
-        out_error_args=out_error_args if refuses else (),
-        forward=forward_plan(func, outputs, plan.forward_derivatives(key), plan.cpp_name),
+        out_error=plan.base if refused else None,
+        out_error_args=refused,
+        forward=forward,
+        resets_grad_accumulator=str(func.name.name) in RESET_GRAD_ACCUMULATOR,
     )

@@ -181,6 +181,10 @@ class OperatorPlan:
         return any(info.has_derivatives for info in self.infos)
 
     @property
+    def is_inplace_foreach(self) -> bool:
+        return self.kind is SchemaKind.inplace and self.base.startswith("_foreach_")
+
+    @property
     def modifies_arguments(self) -> bool:
         return self.kind in (SchemaKind.inplace, SchemaKind.out)
 

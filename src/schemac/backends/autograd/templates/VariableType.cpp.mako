@@ -22,6 +22,15 @@ namespace torch::autograd {
 
 namespace VariableType {
 namespace {
+
+// set_ and resize_ give self new storage: its accumulated-gradient node must
+// not keep accumulating into the old one.
+[[maybe_unused]] void reset_grad_accumulator(Variable& self) {
+  AutogradMeta* meta = torch::autograd::impl::get_autograd_meta(self);
+  if (meta != nullptr) {
+    meta->grad_accumulator_.reset();
+  }
+}
 <%def name="tangent(i)">\
       auto ${i.name}_t_raw = toNonOptFwGrad(${i.source});
       auto ${i.name}_tensor = toNonOptTensor(${i.source});
@@ -66,6 +75,9 @@ ${k.call.head} {
   % endif
   % endif
   % if k.graph:
+  % for line in k.graph.no_grad_checks:
+  ${line}
+  % endfor
   c10::intrusive_ptr<${k.graph.node_type}> grad_fn;
   if (_any_requires_grad) {
     % if k.graph.not_implemented:
@@ -98,6 +110,11 @@ ${k.call.head} {
     ${'rebase_history' if k.graph.rebase else 'set_history'}(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
   }
   % endif
+  % if k.graph:
+  % for line in k.graph.complex_checks:
+  ${line}
+  % endfor
+  % endif
   % if k.graph and k.graph.saves_after:
   if (grad_fn) {
     % for line in k.graph.saves_after:
@@ -123,6 +140,9 @@ ${tangent(i)}\
     ${g.output}._set_fw_grad(${g.output}_new_fw_grad_opt.value(), /* level */ 0, /* is_inplace_op */ ${'true' if g.inplace else 'false'});
   }
   % endfor
+  % if k.resets_grad_accumulator:
+  reset_grad_accumulator(self);
+  % endif
   % if not k.call.returns_void:
   return ${k.call.return_expr};
   % endif
