@@ -114,7 +114,8 @@ def forward_plan(
             if inplace and fw.required_original_self_value
         )
         return ForwardPlan(grads=grads, original_self_flags=flags)
-    if not outputs:
+    in_place_foreach = inplace and func.name.name.base.startswith("_foreach_")
+    if not outputs and not in_place_foreach:
         return ForwardPlan()
     condition = _any_defined(func, include_out=False)
     message = (

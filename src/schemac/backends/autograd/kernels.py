@@ -22,6 +22,8 @@ NotImplemented node, which fails at backward).
 
 from __future__ import annotations
 
+import re
+
 import attrs
 
 from schemac.backends.aten.signatures.conventions import Conventions
@@ -51,6 +53,15 @@ KEYSET = "ks & c10::after_autograd_keyset"
 
 
 @attrs.frozen
+class SaveStatement:
+    """Statements storing one saved value in the node, optionally under a guard."""
+
+    lines: tuple[str, ...]
+    #: ``grad_fn->should_compute_output(i)``: only the gradient reading it needs it.
+    guard: str | None = None
+
+
+@attrs.frozen
 class GraphRecording:
     """How a kernel records its backward node (absent: the kernel records nothing)."""
 
@@ -64,7 +75,7 @@ class GraphRecording:
     node: str | None = None
     #: Name a NotImplemented node reports (no formula, or in-place foreach).
     not_implemented: str | None = None
-    saves_before: tuple[str, ...] = ()
+    saves_before: tuple[SaveStatement, ...] = ()
     saves_after: tuple[str, ...] = ()
     #: A saved value reads the packed TensorOptions.
     options: bool = False
@@ -72,6 +83,8 @@ class GraphRecording:
     no_grad_checks: tuple[str, ...] = ()
     #: Outputs refused when complex (the formulas are not known to hold for complex).
     complex_checks: tuple[str, ...] = ()
+    #: One node per tensor of ``self`` (in-place foreach); ``grad_inputs`` index ``[i]``.
+    per_element: bool = False
 
     @property
     def node_type(self) -> str:
@@ -92,6 +105,8 @@ class KernelView:
     forward: ForwardPlan = attrs.field(factory=ForwardPlan)
     #: ``set_`` and ``resize_`` drop the gradient accumulator of ``self``.
     resets_grad_accumulator: bool = False
+    #: The differentiable (list) inputs of an in-place foreach kernel.
+    element_lists: tuple[str, ...] = ()
 
 
 def _value_assignment(member: str, expr: str, saved: SavedAttribute, cpp: str) -> str:
@@ -111,22 +126,75 @@ def _value_assignment(member: str, expr: str, saved: SavedAttribute, cpp: str) -
     return f"grad_fn->{member} = {expr};"
 
 
-def _save(saved: SavedAttribute, *, is_output: bool, conv: Conventions, inplace: bool) -> str:
+def _guard(info: DifferentiabilityInfo, saved: SavedAttribute) -> str | None:
+    """Skip saving a tensor that only one unrequested gradient would read.
+
+    Only plain tensors are worth it, only when one formula reads the value, and
+    only when slot indices are static (no tensor-list inputs) and there is more
+    than one gradient to choose from.  Formulas of ``*_backward`` entries run
+    only when their gradients are wanted, so they are not guarded.
+    """
+    args = info.args_with_derivatives
+    if len(args) <= 1 or "backward" in info.name or saved.source_type != TENSOR:
+        return None
+    if saved.prop is not SavedProperty.value or any(a.type == ListType(TENSOR) for a in args):
+        return None
+    readers = [d for d in info.derivatives if any(s.name == saved.name for s in d.saved_inputs)]
+    if len(readers) != 1:
+        return None
+    (reader,) = readers
+    if len(reader.var_names) == 1:
+        slots = [i for i, a in enumerate(args) if a.name == reader.var_names[0]]
+        return f"grad_fn->should_compute_output({slots[0]})" if slots else None
+    # A multi-gradient formula may say when it reads the value: wrap_opt_if(x, cond).
+    match = re.search(rf"wrap_opt_if\({re.escape(saved.name)},(.*?)\)", reader.formula)
+    if match is None:
+        return None
+    condition = match.group(1).strip()
+    return re.sub(r"grad_input_mask\[(\d+)\]", r"grad_fn->should_compute_output(\1)", condition)
+
+
+@attrs.frozen
+class SaveContext:
+    """Where a kernel finds the values it saves.
+
+    An in-place foreach kernel builds one node per tensor of ``self``: there
+    ``self`` is ``self[i]``, and the node's formulas (written for the per-tensor
+    operator, say ``mul.Tensor``) name that operator's arguments, which
+    ``renames`` maps to the foreach operator's (``other`` -> ``other[i]``).
+    """
+
+    inplace: bool
+    self_expr: str = "self"
+    original_self: str = "original_self"
+    renames: tuple[tuple[str, str], ...] = ()
+
+    def expr(self, saved: SavedAttribute) -> str:
+        for old, new in self.renames:
+            if saved.source == old:
+                return re.sub(rf"\b{re.escape(old)}\b", new, saved.expr, count=1)
+        return saved.expr
+
+
+def _save(saved: SavedAttribute, *, is_output: bool, conv: Conventions, ctx: SaveContext) -> str:
     member = saved_member(saved, is_output=is_output, conv=conv)
     flag = "true" if is_output else "false"
+    expr = ctx.expr(saved)
     if member.storage is Storage.variable:
-        if is_output and inplace:
+        if is_output and ctx.inplace:
             # The in-place result is self: saved as an output of this node.
-            return f"grad_fn->{member.member} = SavedVariable(self, true, self.is_view());"
-        if inplace and saved.name == "self":
+            this = ctx.self_expr
+            return f"grad_fn->{member.member} = SavedVariable({this}, true, {this}.is_view());"
+        if ctx.inplace and saved.name == "self":
+            original = ctx.original_self
             return (
-                "if (!original_self.has_value()) original_self = self.clone();\n"
-                f"grad_fn->{member.member} = SavedVariable(original_self.value(), false);"
+                f"if (!{original}.has_value()) {original} = {ctx.self_expr}.clone();\n"
+                f"grad_fn->{member.member} = SavedVariable({original}.value(), false);"
             )
-        return f"grad_fn->{member.member} = SavedVariable({saved.expr}, {flag});"
+        return f"grad_fn->{member.member} = SavedVariable({expr}, {flag});"
     if member.storage in (Storage.variable_list, Storage.optional_variable_list):
-        return f"grad_fn->{member.member} = make_saved_variable_list({saved.expr}, {flag});"
-    return _value_assignment(member.member, saved.expr, saved, member.cpp_type)
+        return f"grad_fn->{member.member} = make_saved_variable_list({expr}, {flag});"
+    return _value_assignment(member.member, expr, saved, member.cpp_type)
 
 
 def _differentiable_inputs(
@@ -164,6 +232,46 @@ def _complex_checks(plan: OperatorPlan, outputs: tuple[str, ...]) -> tuple[str, 
     )
 
 
+def _saves(
+    info: DifferentiabilityInfo, conv: Conventions, ctx: SaveContext
+) -> tuple[tuple[SaveStatement, ...], tuple[str, ...]]:
+    before = [
+        SaveStatement(
+            tuple(_save(s, is_output=False, conv=conv, ctx=ctx).splitlines()), _guard(info, s)
+        )
+        for s in info.all_saved_inputs
+    ]
+    before += [
+        SaveStatement((f"grad_fn->{a.name}_size_ = {a.name}.size();",))
+        for a in info.args_with_derivatives
+        if a.type == ListType(TENSOR)
+    ]
+    after = tuple(_save(s, is_output=True, conv=conv, ctx=ctx) for s in info.all_saved_outputs)
+    return tuple(before), after
+
+
+def _per_element_graph(
+    plan: OperatorPlan, info: DifferentiabilityInfo, conv: Conventions
+) -> GraphRecording:
+    """An in-place foreach operator borrowing its per-tensor operator's node."""
+    element = dict(plan.element_args)
+    with_formula = {name for d in info.derivatives for name in d.var_names}
+    edges = tuple(
+        element.get(a.name, a.name) for a in info.args_with_derivatives if a.name in with_formula
+    )
+    ctx = SaveContext(True, "self[i]", "original_selfs[i]", plan.element_args)
+    before, after = _saves(info, conv, ctx)
+    return GraphRecording(
+        grad_inputs=edges,
+        history=("self",),
+        rebase=True,
+        node=info.node,
+        saves_before=before,
+        saves_after=after,
+        per_element=True,
+    )
+
+
 def _graph(
     plan: OperatorPlan,
     info: DifferentiabilityInfo | None,
@@ -174,13 +282,15 @@ def _graph(
     conv = Conventions.of(plan.fn)
     inplace = plan.kind is SchemaKind.inplace
     complex_checks = _complex_checks(plan, outputs)
+    if info is not None and info.has_derivatives and plan.element_args:
+        return _per_element_graph(plan, info, conv)
     if (
         info is None
         or not info.has_derivatives
         or (plan.is_inplace_foreach and not (info.node or "").startswith("Foreach"))
     ):
-        # No formula (or one per tensor of an in-place foreach): the forward
-        # runs, and backward through the result fails naming the operator.
+        # No formula: the forward runs, and backward through the result fails
+        # naming the operator.
         history = ("self",) if plan.is_inplace_foreach else outputs
         return GraphRecording(
             inputs, history, inplace, not_implemented=plan.cpp_name, complex_checks=complex_checks
@@ -192,21 +302,14 @@ def _graph(
         for name in inputs
         if name not in edges and name != "output"
     )
-    saves = [_save(s, is_output=False, conv=conv, inplace=inplace) for s in info.all_saved_inputs]
-    saves += [
-        f"grad_fn->{a.name}_size_ = {a.name}.size();"
-        for a in info.args_with_derivatives
-        if a.type == ListType(TENSOR)
-    ]
+    before, after = _saves(info, conv, SaveContext(inplace))
     return GraphRecording(
         grad_inputs=edges,
         history=outputs,
         rebase=inplace,
         node=info.node,
-        saves_before=tuple(saves),
-        saves_after=tuple(
-            _save(s, is_output=True, conv=conv, inplace=inplace) for s in info.all_saved_outputs
-        ),
+        saves_before=before,
+        saves_after=after,
         options=func.arguments.tensor_options is not None
         and any(s.source_type is None for s in info.all_saved_inputs),
         no_grad_checks=no_grad_checks,
@@ -218,11 +321,12 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
     func = plan.fn.func
     args = func.arguments.flat_all
     name = plan.wrapper if key == DEFAULT_AUTOGRAD_KEY else wrapper_name(plan.fn, key)
-    call = redispatch(plan, name, KEYSET, {a.name: f"{a.name}_" for a in args if a.type == TENSOR})
+    # Tensors and tensor lists must be defined; the checked values are passed on.
+    checked = [(i, a) for i, a in enumerate(args) if a.type in (TENSOR, ListType(TENSOR))]
+    call = redispatch(plan, name, KEYSET, {a.name: f"{a.name}_" for _, a in checked})
     unpacks = tuple(
-        f'auto& {a.name}_ = unpack({a.name}, "{a.name}", {i});'
-        for i, a in enumerate(args)
-        if a.type == TENSOR
+        f'auto{"&" if a.type == TENSOR else ""} {a.name}_ = unpack({a.name}, "{a.name}", {i});'
+        for i, a in checked
     )
     below_view = plan.view_of is not None or plan.modifies_arguments
     guard = (
@@ -249,4 +353,5 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
         out_error_args=refused,
         forward=forward,
         resets_grad_accumulator=str(func.name.name) in RESET_GRAD_ACCUMULATOR,
+        element_lists=inputs if graph is not None and graph.per_element else (),
     )

@@ -32,7 +32,7 @@ from schemac.ir.autograd import (
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
-from schemac.ir.types import BaseTy, is_like
+from schemac.ir.types import BaseTy, ListType, is_like
 
 #: Outputs of these operators need no derivative (integer, boolean or fresh results).
 DONT_REQUIRE_DERIVATIVE = frozenset(
@@ -163,6 +163,9 @@ class OperatorPlan:
     wrapper: str
     kind: SchemaKind
     signature: DispatcherSignature
+    #: In-place foreach operators using a per-tensor operator's formulas: that
+    #: operator's argument names -> this operator's expression for tensor ``i``.
+    element_args: tuple[tuple[str, str], ...] = ()
 
     @property
     def base(self) -> str:
@@ -265,7 +268,36 @@ class OperatorPlan:
         return self.cpp_name not in policy.MANUAL_TRACER
 
 
-def plan_of(fn: NativeFunction, autograd: FunctionAutograd | None, abstract: bool) -> OperatorPlan:
+def _element_args(
+    module: Module, fn: NativeFunction, autograd: FunctionAutograd | None
+) -> tuple[tuple[str, str], ...]:
+    """Per-tensor argument mapping of an in-place foreach operator (see OperatorPlan)."""
+    func = fn.func
+    if (
+        autograd is None
+        or not func.name.name.inplace
+        or not func.name.name.base.startswith("_foreach_")
+    ):
+        return ()
+    info = autograd.info_for(DEFAULT_AUTOGRAD_KEY)
+    if info is None or info.node is None or info.node.startswith("Foreach"):
+        return ()
+    reference = module.find_function(info.operator)
+    if reference is None:
+        return ()
+    pairs = zip(func.arguments.flat_non_out, reference.func.arguments.flat_non_out, strict=False)
+    return tuple(
+        (ref.name, f"{ours.name}[i]" if isinstance(ours.type, ListType) else ours.name)
+        for ours, ref in pairs
+    )
+
+
+def plan_of(
+    fn: NativeFunction,
+    autograd: FunctionAutograd | None,
+    abstract: bool,
+    element_args: tuple[tuple[str, str], ...] = (),
+) -> OperatorPlan:
     return OperatorPlan(
         fn=fn,
         autograd=autograd,
@@ -275,6 +307,7 @@ def plan_of(fn: NativeFunction, autograd: FunctionAutograd | None, abstract: boo
         wrapper=wrapper_name(fn),
         kind=fn.func.kind(),
         signature=dispatcher_signature(fn),
+        element_args=element_args,
     )
 
 
@@ -284,5 +317,6 @@ def operator_plans(module: Module) -> tuple[OperatorPlan, ...]:
     for fn in module.functions:
         resolution = module.resolutions.get(fn.func.name)
         abstract = resolution.is_abstract if resolution is not None else True
-        plans.append(plan_of(fn, module.autograd.for_function(fn.func.name), abstract))
+        autograd = module.autograd.for_function(fn.func.name)
+        plans.append(plan_of(fn, autograd, abstract, _element_args(module, fn, autograd)))
     return tuple(sorted(plans, key=lambda p: p.cpp_name))

@@ -54,7 +54,9 @@ ${k.call.head} {
     throw_error_out_requires_grad("${k.out_error}");
   }
   % endif
-  % if k.graph:
+  % if k.graph and k.graph.per_element:
+  [[maybe_unused]] auto _any_requires_grad = compute_requires_grad(${', '.join(k.element_lists)});
+  % elif k.graph:
   [[maybe_unused]] auto _any_requires_grad = compute_requires_grad(${', '.join(k.graph.grad_inputs)});
   % endif
   % for g in k.forward.grads:
@@ -63,10 +65,10 @@ ${k.call.head} {
   % if k.forward.forbid_condition:
   TORCH_CHECK_NOT_IMPLEMENTED(!(${k.forward.forbid_condition}), "${k.forward.forbid_message}");
   % endif
-  % if k.graph and k.graph.rebase:
+  % if k.graph and k.graph.rebase and not k.graph.per_element:
   check_inplace(self, _any_requires_grad);
   % endif
-  % if k.graph and k.graph.rebase and k.graph.node:
+  % if k.graph and k.graph.rebase and k.graph.node and not k.graph.per_element:
   [[maybe_unused]] ::std::optional<at::Tensor> original_self;
   % if k.forward.original_self_flags:
   if (${' || '.join(k.forward.original_self_flags)}) {
@@ -74,7 +76,36 @@ ${k.call.head} {
   }
   % endif
   % endif
-  % if k.graph:
+  % if k.graph and k.graph.per_element:
+  // One node per tensor of self, as the per-tensor operator would record.
+  std::vector<::std::optional<at::Tensor>> original_selfs(self.size());
+  std::vector<c10::intrusive_ptr<${k.graph.node}>> grad_fns;
+  if (_any_requires_grad) {
+    for (const auto i : c10::irange(self.size())) {
+      const auto ith_requires_grad = compute_requires_grad(${', '.join(k.graph.grad_inputs)});
+      check_inplace(self[i], ith_requires_grad);
+      c10::intrusive_ptr<${k.graph.node}> grad_fn;
+      if (ith_requires_grad) {
+        grad_fn = c10::make_intrusive<${k.graph.node}>();
+        grad_fn->set_next_edges(collect_next_edges(${', '.join(k.graph.grad_inputs)}));
+      % for save in k.graph.saves_before:
+      % if save.guard:
+        if (${save.guard}) {
+        % for line in save.lines:
+          ${line}
+        % endfor
+        }
+      % else:
+      % for line in save.lines:
+        ${line}
+      % endfor
+      % endif
+      % endfor
+      }
+      grad_fns.push_back(std::move(grad_fn));
+    }
+  }
+  % elif k.graph:
   % for line in k.graph.no_grad_checks:
   ${line}
   % endfor
@@ -87,9 +118,17 @@ ${k.call.head} {
     % endif
     grad_fn->set_next_edges(collect_next_edges(${', '.join(k.graph.grad_inputs)}));
     % for save in k.graph.saves_before:
-    % for line in save.splitlines():
+    % if save.guard:
+    if (${save.guard}) {
+      % for line in save.lines:
+      ${line}
+      % endfor
+    }
+    % else:
+    % for line in save.lines:
     ${line}
     % endfor
+    % endif
     % endfor
   }
   % endif
@@ -105,7 +144,19 @@ ${k.call.head} {
   })();
   ${k.call.binding}
   % endif
-  % if k.graph and k.graph.history:
+  % if k.graph and k.graph.per_element:
+  for (const auto i : c10::irange(grad_fns.size())) {
+    if (grad_fns[i]) {
+      rebase_history(self[i], grad_fns[i]);
+    % if k.graph.saves_after:
+      auto& grad_fn = grad_fns[i];
+    % endif
+    % for line in k.graph.saves_after:
+      ${line}
+    % endfor
+    }
+  }
+  % elif k.graph and k.graph.history:
   if (grad_fn) {
     ${'rebase_history' if k.graph.rebase else 'set_history'}(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
   }
@@ -115,7 +166,7 @@ ${k.call.head} {
   ${line}
   % endfor
   % endif
-  % if k.graph and k.graph.saves_after:
+  % if k.graph and k.graph.saves_after and not k.graph.per_element:
   if (grad_fn) {
     % for line in k.graph.saves_after:
     ${line}
