@@ -5,8 +5,11 @@ torch's include/ after it, so the per-operator headers schemac generates (when
 the ``headers`` target is registered) shadow the ones torch ships, and every
 other header (c10, ATen core, torch/library.h) comes from torch.  Files are
 checked with ``-fsyntax-only``, at most two compilers at a time (CI has two
-cores).  Measured on an idle 2-core machine: about 15 s of CPU per file, the
-full set about 2.5 minutes; the selective-build case about 40 s.
+cores).  Measured (g++ 12, CPU seconds per file): RegisterCPU_<n> 14-16,
+RegisterMeta 34, RegisterCompositeExplicitAutograd 44, ...ImplicitAutograd 29,
+...NonFunctional 22, Operators_<n> 10-11, RegisterSchema 4, BackendSelect 7,
+CompositeViewCopyKernels 8: about 270 CPU-seconds, 2.3 minutes on two idle
+cores; the selective build adds about 40 seconds.
 """
 
 from __future__ import annotations
