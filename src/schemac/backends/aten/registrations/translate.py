@@ -70,7 +70,10 @@ _CONVERSIONS: dict[tuple[str, str], str] = {
     ("at::ScalarType", "::std::optional<at::ScalarType>"): "{n}",
     ("at::Layout", "::std::optional<at::Layout>"): "{n}",
     ("at::Device", "::std::optional<at::Device>"): "{n}",
-    ("c10::List<::std::optional<at::Tensor>>", "at::IOptTensorListRef"): "at::IOptTensorListRef({n})",
+    (
+        "c10::List<::std::optional<at::Tensor>>",
+        "at::IOptTensorListRef",
+    ): "at::IOptTensorListRef({n})",
 }
 
 
