@@ -127,7 +127,13 @@ def commit(
     updated: list[str] = []
     unchanged: list[str] = []
     to_write: list[GeneratedFile] = []
+    # A first compile has nothing to compare with: no failing stat per file.
+    first_compile = not out_dir.is_dir()
     for file in files:
+        if first_compile:
+            created.append(file.path)
+            to_write.append(file)
+            continue
         destination = out_dir / file.path
         if _same_bytes(destination, file.data):
             unchanged.append(file.path)
@@ -169,9 +175,10 @@ def commit(
         # that only stale files kept alive (``a/b.h`` before, ``a`` now).
         for path in removed:
             _remove_stale(out_dir, path)
+        made: set[Path] = set()
         for relative, source in staged:
             destination = out_dir / relative
-            destination.parent.mkdir(parents=True, exist_ok=True)
+            _make_parent(destination, made)
             os.replace(source, destination)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -186,12 +193,22 @@ def _stage(
     items = [(f.path, f.data) for f in files]
     if manifest is not None:
         items.append((MANIFEST_NAME, manifest))
+    made: set[Path] = set()
     for relative, data in items:
         path = staging / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        _make_parent(path, made)
+        with open(path, "wb") as stream:
+            stream.write(data)
         staged.append((relative, path))
     return staged
+
+
+def _make_parent(path: Path, made: set[Path]) -> None:
+    """Create ``path``'s directory once per commit, not once per file (thousands of mkdirs)."""
+    parent = path.parent
+    if parent not in made:
+        parent.mkdir(parents=True, exist_ok=True)
+        made.add(parent)
 
 
 def _remove_stale(out_dir: Path, relative: str) -> None:
