@@ -3,9 +3,9 @@
 Both sides run as they are used, each in its own subprocess, from the YAML to
 files on disk: torchgen as ``python -m torchgen.gen -s ATEN -d OUT
 --per-operator-headers --mps --xpu`` (what a PyTorch build runs), schemac as
-``python -m schemac compile NATIVE --tags TAGS -t headers,schema,cpu,... -o
-OUT`` with every target except autograd and python (those are torchgen's
-other generators; see bench_python).  Each rep writes into fresh directories;
+``python -m schemac compile --torch -t headers,schema,cpu,... -o OUT`` with
+every target except autograd and python (those are torchgen's other
+generators; see bench_python).  Each rep writes into fresh directories;
 the two sides alternate, and swap which goes first every rep, so that the
 load of a shared machine hits both alike.
 
@@ -98,9 +98,17 @@ def torchgen_argv(source: Path, out: Path) -> list[str]:
 
 
 def schemac_argv(inputs: Inputs, out: Path) -> list[str]:
+    # ``--torch`` is how users compile torch's files: it loads derivatives.yaml
+    # and deprecated.yaml too (and runs match-derivatives), which torchgen.gen
+    # does not; schemac pays for that here.
+    files = (
+        ["--torch"]
+        if inputs.is_torch
+        else [str(inputs.native_functions), "--tags", str(inputs.tags)]
+    )
     return [
-        sys.executable, "-m", "schemac", "compile", str(inputs.native_functions),
-        "--tags", str(inputs.tags), "-t", ",".join(ATEN_TARGETS), "-o", str(out),
+        sys.executable, "-m", "schemac", "compile", *files,
+        "-t", ",".join(ATEN_TARGETS), "-o", str(out),
     ]  # fmt: skip
 
 
