@@ -122,7 +122,7 @@ def test_reserved_words_are_what_c10_rejects() -> None:
     assert rejected == C10_RESERVED_WORDS
 
 
-_EXAMPLES = max(int(os.environ.get("SCHEMAC_FUZZ_EXAMPLES", "3000")) // 10, 100)
+_EXAMPLES = max(int(os.environ.get("SCHEMAC_FUZZ_EXAMPLES", "1000")) // 10, 100)
 
 
 @settings(
