@@ -9,13 +9,14 @@ schemac (checked with ``g++ -H``), then torch's ``include/`` and
 ``include/torch/csrc/api/include``.
 
 Each file takes 40-60 s to check on the shared 2-core machine, hence ``slow``.
-ADInplaceOrViewType_<n>.cpp is not checked here: it includes
-``ATen/FunctionalInverses.h``, which the installed torch does not ship (it is
-an ATen codegen output).
+ADInplaceOrViewType_<n>.cpp also includes ``ATen/FunctionalInverses.h``, an
+ATen codegen output the installed torch does not ship: that test takes it
+from torchgen's ATen outputs (the shared ``torchgen_aten_dir`` fixture).
 """
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -70,3 +71,15 @@ def test_generated_headers_shadow_torchs(
     included = [line.lstrip(". ") for line in result.stderr.splitlines() if line.startswith(".")]
     ours = [p for p in included if p.endswith(("generated/Functions.h", "variable_factories.h"))]
     assert ours and all(p.startswith(str(include_root)) for p in ours), ours
+
+
+def test_inplace_or_view_shard_compiles(
+    include_root: Path, torch_include: Path, torchgen_aten_dir: Path, compile_cpp, tmp_path: Path
+) -> None:
+    shim = tmp_path / "shim"
+    (shim / "ATen").mkdir(parents=True)
+    shutil.copy(torchgen_aten_dir / "FunctionalInverses.h", shim / "ATen/FunctionalInverses.h")
+    source = include_root / "torch/csrc/autograd/generated/ADInplaceOrViewType_0.cpp"
+    include_dirs = _include_dirs(include_root, torch_include)
+    result = compile_cpp(source, [include_dirs[0], shim, *include_dirs[1:]])
+    assert result.returncode == 0, result.stderr[-4000:]
