@@ -28,6 +28,29 @@ NUM_SHARDS = 10
 KEYSET = "ks & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, c10::DispatchKey::Tracer)"
 
 
+#: In-place operators recorded out of place under another operator's name.
+_OUT_OF_PLACE_NAMES = {"zero": "zeros_like", "fill": "full_like"}
+
+#: ``zeros_like`` / ``full_like`` take options the in-place form lacks: record defaults.
+_DEFAULT_LIKE_OPTIONS = (
+    ("options", "::std::optional<ScalarType>()"),
+    ("options", "layout_or_default(::std::nullopt)"),
+    ("options", "device_or_default(::std::nullopt)"),
+    ("options", "pinned_memory_or_default(::std::nullopt)"),
+    ("memory_format", "::std::optional<MemoryFormat>(c10::MemoryFormat::Preserve)"),
+)
+
+
+def _options_of(tensor: str) -> tuple[tuple[str, str], ...]:
+    """The four TensorOptions inputs a factory records, read from ``tensor``."""
+    return (
+        (tensor, f"c10::optTypeMetaToScalarType({tensor}.options().dtype_opt())"),
+        (tensor, f"{tensor}.options().layout()"),
+        (tensor, f"{tensor}.options().device()"),
+        (tensor, f"{tensor}.options().pinned_memory()"),
+    )
+
+
 @attrs.frozen
 class TraceKernel:
     name: str
@@ -38,8 +61,11 @@ class TraceKernel:
     #: Qualified symbol recorded normally, and when forced out of place.
     symbol: str = ""
     outplace_symbol: str = ""
-    inputs: tuple[str, ...] = ()
-    out_inputs: tuple[str, ...] = ()
+    #: (input name, C++ expression) recorded in both modes.
+    inputs: tuple[tuple[str, str], ...] = ()
+    #: Recorded only in place (the out= arguments), only out of place.
+    inplace_inputs: tuple[tuple[str, str], ...] = ()
+    outplace_inputs: tuple[tuple[str, str], ...] = ()
     #: Argument that must not alias when recorded out of place (in-place self, out=).
     unique: str | None = None
     unique_label: str = ""
@@ -54,6 +80,27 @@ def should_record(plan: OperatorPlan) -> bool:
     return plan.base not in DONT_RECORD_TRACE
 
 
+def _symbols(plan: OperatorPlan) -> tuple[str, str]:
+    """(recorded symbol, symbol when the tracer forces out-of-place graphs)."""
+    ns = plan.fn.namespace
+    name = plan.fn.func.name.name
+    if plan.kind in (SchemaKind.functional, SchemaKind.out) or name.dunder:
+        plain = _OUT_OF_PLACE_NAMES.get(str(name), str(name))
+        return f"{ns}::{plain}", f"{ns}::{plain}"
+    inplace = _OUT_OF_PLACE_NAMES.get(plan.cpp_name, plan.cpp_name)
+    outplace = _OUT_OF_PLACE_NAMES.get(name.base, name.base)
+    return f"{ns}::{inplace}", f"{ns}::{outplace}"
+
+
+def _is_factory(plan: OperatorPlan) -> bool:
+    func = plan.fn.func
+    if plan.fn.category_override == "factory" or plan.base == "normal":
+        return True
+    returns_tensor = any(is_like(r.type, BaseTy.Tensor) for r in func.returns)
+    takes_tensor = any(is_like(a.type, BaseTy.Tensor) for a in func.arguments.flat_non_out)
+    return returns_tensor and not takes_tensor
+
+
 def _kernel(plan: OperatorPlan) -> TraceKernel:
     fn = plan.fn
     name = plan.wrapper
@@ -61,27 +108,26 @@ def _kernel(plan: OperatorPlan) -> TraceKernel:
     if not should_record(plan):
         return TraceKernel(name, plan.schema_name, call, fn.namespace, record=False)
     func = fn.func
-    kind = func.kind()
-    ns = fn.namespace
-    base = func.name.name
-    functional = f"{ns}::{str(base).removesuffix('_') if base.inplace else base}"
-    recorded = f"{ns}::{base}" if kind is SchemaKind.inplace else functional
-    unique = None
-    if kind is SchemaKind.inplace:
-        unique = "self"
-    elif kind is SchemaKind.out and len(func.arguments.out) == 1:
-        unique = func.arguments.out[0].name
+    symbol, outplace_symbol = _symbols(plan)
+    mutates = plan.modifies_arguments and not func.name.name.dunder
+    outs = func.arguments.out
+    outplace: tuple[tuple[str, str], ...] = ()
+    if outs and _is_factory(plan):
+        outplace = _options_of("out")
+    if mutates and plan.base in _OUT_OF_PLACE_NAMES:
+        outplace += _DEFAULT_LIKE_OPTIONS
     return TraceKernel(
         name,
         plan.schema_name,
         call,
-        ns,
+        fn.namespace,
         record=True,
-        symbol=recorded,
-        outplace_symbol=functional,
-        inputs=tuple(a.name for a in func.arguments.flat_non_out),
-        out_inputs=tuple(a.name for a in func.arguments.out),
-        unique=unique,
+        symbol=symbol,
+        outplace_symbol=outplace_symbol,
+        inputs=tuple((a.name, a.name) for a in func.arguments.flat_non_out),
+        inplace_inputs=tuple((a.name, a.name) for a in outs),
+        outplace_inputs=outplace,
+        unique=(outs[0].name if outs else "self") if mutates else None,
         unique_label=plan.cpp_name,
     )
 

@@ -31,17 +31,25 @@ ${k.call.head} {
   std::shared_ptr<jit::tracer::TracingState> tracer_state;
   if (jit::tracer::isTracing()) {
     tracer_state = jit::tracer::getTracingState();
+    % if k.symbol == k.outplace_symbol:
+    const auto op_name = c10::Symbol::fromQualString("${k.symbol}");
+    % else:
     const auto op_name = c10::Symbol::fromQualString(
         tracer_state->force_outplace ? "${k.outplace_symbol}" : "${k.symbol}");
+    % endif
     node = tracer_state->createNode(op_name, /*num_outputs=*/0);
     jit::tracer::recordSourceLocation(node);
-    % for name in k.inputs:
-    jit::tracer::addInputs(node, "${name}", ${name});
+    % for name, expr in k.inputs:
+    jit::tracer::addInputs(node, "${name}", ${expr});
     % endfor
-    % if k.out_inputs:
-    if (!tracer_state->force_outplace) {
-      % for name in k.out_inputs:
-      jit::tracer::addInputs(node, "${name}", ${name});
+    % if k.inplace_inputs or k.outplace_inputs:
+    if (tracer_state->force_outplace) {
+      % for name, expr in k.outplace_inputs:
+      jit::tracer::addInputs(node, "${name}", ${expr});
+      % endfor
+    } else {
+      % for name, expr in k.inplace_inputs:
+      jit::tracer::addInputs(node, "${name}", ${expr});
       % endfor
     }
     % endif
