@@ -9,7 +9,10 @@ Compared, per family:
 * the operators registered for the Autograd keys (VariableType), the
   ADInplaceOrView key and the Tracer key, and whether each Autograd
   registration is a generated kernel or the not-implemented fallback;
-* ViewFuncs.h: the view-func classes and their captured members.
+* ViewFuncs.h: the view-func classes and their captured members;
+* the backward node class(es) each Autograd kernel creates (``NotImplemented``
+  included), kernel by kernel;
+* the torch:: factory wrappers of variable_factories.h.
 
 The target is equality: every reference fact present and nothing extra.  The
 per-family counts are printed (``pytest -s``) as a record of the match.
@@ -190,3 +193,27 @@ def test_variable_factories(torchgen_autograd_dir: Path, schemac_autograd: dict[
     _report("variable_factories.h wrappers", set(reference), set(ours))
     assert len(reference) > 100
     assert ours == reference
+
+
+_KERNEL = re.compile(r"^\S.*? (\w+)\(c10::DispatchKeySet ks.*?^\}", re.M | re.S)
+
+
+def nodes_per_kernel(shards: list[str]) -> dict[str, tuple[str, ...]]:
+    """Autograd kernel name -> the node classes it creates."""
+    result = {}
+    for text in shards:
+        for match in _KERNEL.finditer(text):
+            nodes = sorted(set(re.findall(r"make_intrusive<(\w+)>", match.group(0))))
+            result[match.group(1)] = tuple(nodes)
+    return result
+
+
+def test_nodes_created_by_each_autograd_kernel(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference = nodes_per_kernel(_shards(_reference_files(torchgen_autograd_dir), "VariableType"))
+    ours = nodes_per_kernel(_shards(schemac_autograd, "VariableType"))
+    _report("Autograd kernels (node classes created)", reference, ours)
+    assert len(reference) > 1500
+    different = {k: (reference.get(k), ours.get(k)) for k in set(reference) | set(ours)}
+    assert {k: v for k, v in different.items() if v[0] != v[1]} == {}
