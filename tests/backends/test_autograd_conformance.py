@@ -12,6 +12,8 @@ Compared, per family:
 * ViewFuncs.h: the view-func classes and their captured members;
 * the backward node class(es) each Autograd kernel creates (``NotImplemented``
   included), kernel by kernel;
+* what each Tracer kernel records: graph symbols, input names, outputs and
+  the ``ensureUniqueIfOutOfPlaced`` check;
 * the torch:: factory wrappers of variable_factories.h.
 
 The target is equality: every reference fact present and nothing extra.  The
@@ -217,3 +219,29 @@ def test_nodes_created_by_each_autograd_kernel(
     assert len(reference) > 1500
     different = {k: (reference.get(k), ours.get(k)) for k in set(reference) | set(ours)}
     assert {k: v for k, v in different.items() if v[0] != v[1]} == {}
+
+
+def trace_records(shards: list[str]) -> dict[str, tuple[object, ...]]:
+    """Tracer kernel -> (symbols, sorted input names, outputs, uniqueness checks)."""
+    result: dict[str, tuple[object, ...]] = {}
+    for text in shards:
+        for match in _KERNEL.finditer(text):
+            body = match.group(0)
+            result[match.group(1)] = (
+                tuple(sorted(set(re.findall(r'"(\w+::\w+)"', body)))),
+                tuple(sorted(re.findall(r'addInputs\(node, "(\w+)"', body))),
+                tuple(re.findall(r"addOutput\(node, (\w+)\)", body)),
+                tuple(re.findall(r'ensureUniqueIfOutOfPlaced\("(\w+)", (\w+)\)', body)),
+            )
+    return result
+
+
+def test_what_each_tracer_kernel_records(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference = trace_records(_shards(_reference_files(torchgen_autograd_dir), "TraceType"))
+    ours = trace_records(_shards(schemac_autograd, "TraceType"))
+    _report("Tracer kernels (symbols, inputs, outputs)", reference, ours)
+    assert len(reference) > 3000
+    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
+    assert sorted(different) == []
