@@ -52,9 +52,10 @@ def _unqualified(f: FunctionSchema) -> str:
 
 
 def is_reference(foreach: FunctionSchema, candidate: FunctionSchema) -> bool:
-    name = _unqualified(foreach)
+    # The cheap name test first: almost every candidate fails it.
     if foreach.name.name.base.split("_foreach_")[-1] != candidate.name.name.base:
         return False
+    name = _unqualified(foreach)
     ours, theirs = foreach.arguments.flat_non_out, _without_options(candidate)
     if name not in _NO_ALPHA and len(ours) != len(theirs):
         return False
