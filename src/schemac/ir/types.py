@@ -51,7 +51,9 @@ class BaseType:
     name: BaseTy
 
     def __str__(self) -> str:
-        return self.name.value
+        # ``_value_``, not ``.value``: Enum's ``value`` is a descriptor, several
+        # times slower, and every type is printed tens of thousands of times.
+        return self.name._value_
 
 
 @attrs.frozen
