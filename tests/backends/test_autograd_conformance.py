@@ -12,6 +12,9 @@ Compared, per family:
 * ViewFuncs.h: the view-func classes and their captured members;
 * the backward node class(es) each Autograd kernel creates (``NotImplemented``
   included), kernel by kernel;
+* what each ADInplaceOrView kernel does: version bumps, view base, view
+  func and reverse function with their arguments, differentiability, creation
+  meta;
 * what each Tracer kernel records: graph symbols, input names, outputs and
   the ``ensureUniqueIfOutOfPlaced`` check;
 * the torch:: factory wrappers of variable_factories.h.
@@ -243,5 +246,35 @@ def test_what_each_tracer_kernel_records(
     ours = trace_records(_shards(schemac_autograd, "TraceType"))
     _report("Tracer kernels (symbols, inputs, outputs)", reference, ours)
     assert len(reference) > 3000
+    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
+    assert sorted(different) == []
+
+
+def inplace_or_view_facts(shards: list[str]) -> dict[str, tuple[object, ...]]:
+    result: dict[str, tuple[object, ...]] = {}
+    for text in shards:
+        for match in _KERNEL.finditer(text):
+            body = match.group(0)
+            result[match.group(1)] = (
+                tuple(re.findall(r"increment_version\((\w+)\)", body)),
+                tuple(re.findall(r"as_view\((?:/\* base \*/ )?(\w+)", body)),
+                tuple(re.findall(r"make_unique<([\w:]+)>\(([^)]*)\)", body)),
+                tuple(re.findall(r"is_bw_differentiable \*/ (\w+)", body)),
+                tuple(re.findall(r"CreationMeta::(\w+) :", body)),
+                tuple(re.findall(r"if \((true|false) \|\|", body)),
+                tuple(re.findall(r"FunctionalInverses::(\w+)\(([^;]*)\);", body)),
+            )
+    return result
+
+
+def test_what_each_inplace_or_view_kernel_does(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference = inplace_or_view_facts(
+        _shards(_reference_files(torchgen_autograd_dir), "ADInplaceOrViewType")
+    )
+    ours = inplace_or_view_facts(_shards(schemac_autograd, "ADInplaceOrViewType"))
+    _report("ADInplaceOrView kernels (versions, views)", reference, ours)
+    assert len(reference) > 1000
     different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
     assert sorted(different) == []

@@ -24,9 +24,12 @@ from schemac.backends.autograd.view_funcs import view_func_name
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
-from schemac.ir.types import ListType
+from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
+from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
 
 NUM_SHARDS = 2
+
+_LISTS_OF_SIZES = (ListType(BaseType(BaseTy.int)), ListType(BaseType(BaseTy.SymInt)))
 KEYSET = "ks & c10::after_ADInplaceOrView_keyset"
 
 
@@ -44,6 +47,8 @@ class InplaceOrViewKernel:
     metadata_change: bool = False
     view_func: str | None = None
     view_func_args: str = ""
+    #: Copies of by-reference arguments made before the reverse lambda captures them.
+    materialize: tuple[str, ...] = ()
     inverse: str | None = None
     differentiable: bool = True
 
@@ -57,16 +62,31 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
             name, plan.schema_name, call, fn.namespace, bumped=call.result_names
         )
     multi = isinstance(fn.func.returns[0].type, ListType)
-    args = [a.name for a in fn.func.arguments.flat_all[1:]]
-    if multi:
-        args.append("view_idx")
-    inverse_args = ", ".join(
-        ["view_idx"] * multi + [a.name for a in fn.func.arguments.flat_all[1:]]
-    )
+    if not plan.differentiable_outputs(plan.info_for(DEFAULT_AUTOGRAD_KEY)):
+        # Not differentiable (sparse .indices()): a view for aliasing only.
+        return InplaceOrViewKernel(
+            name, plan.schema_name, call, fn.namespace, base=plan.view_of, differentiable=False
+        )
+    rest = fn.func.arguments.flat_all[1:]
+    args = [a.name for a in rest] + ["view_idx"] * multi
+    # The reverse function is a lambda kept by the view: it captures by value,
+    # so views into the caller's memory (IntArrayRef) are copied first.
+    materialize = []
+    captured = []
+    for arg in rest:
+        if arg.type in _LISTS_OF_SIZES:
+            materialize.append(f"auto {arg.name}_vec = {arg.name}.vec();")
+            captured.append(f"{arg.name}_vec")
+        elif arg.type == OptionalType(BaseType(BaseTy.int)):
+            materialize.append(f"auto {arg.name}_val = {arg.name}.value_or(0);")
+            captured.append(f"{arg.name}_val")
+        else:
+            captured.append(arg.name)
+    inverse_args = ["view_idx"] * multi + captured
     inverse = (
         f"at::functionalization::FunctionalInverses::{unambiguous_name(fn.func)}_inverse("
         f"{plan.view_of}, input_view, at::functionalization::InverseReturnMode::AlwaysView"
-        f"{', ' + inverse_args if inverse_args else ''})"
+        f"{''.join(', ' + a for a in inverse_args)})"
     )
     return InplaceOrViewKernel(
         name,
@@ -75,11 +95,11 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
         fn.namespace,
         base=plan.view_of,
         multi_output=multi,
-        metadata_change=plan.base in VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
+        metadata_change=plan.cpp_name in VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
         view_func=f"torch::autograd::generated::{view_func_name(fn)}",
         view_func_args=", ".join(args),
+        materialize=tuple(materialize),
         inverse=inverse,
-        differentiable=bool(plan.differentiable_outputs(plan.info_for("Default"))),
     )
 
 

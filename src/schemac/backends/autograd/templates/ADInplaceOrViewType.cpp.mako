@@ -33,12 +33,15 @@ namespace {
         !${k.base}.unsafeGetTensorImpl()->support_as_strided() ||
         ${k.base}.unsafeGetTensorImpl()->is_python_dispatch() ||
         c10::AutogradState::get_tls_state().get_view_replay_enabled()) {
+      % for line in k.materialize:
+      ${line}
+      % endfor
       func = std::make_unique<${k.view_func}>(${k.view_func_args});
       rev_func = [=](const at::Tensor& input_view) {
         return ${k.inverse};
       };
     }
-    ${output}as_view(/* base */ ${k.base}, /* output */ ${'_tmp[view_idx]' if k.multi_output else '_tmp'}, /* is_bw_differentiable */ ${'true' if k.differentiable else 'false'}, /* is_fw_differentiable */ ${'true' if k.differentiable else 'false'}, /* view_func */ std::move(func), /* rev_view_func */ rev_func, /* creation_meta */ InferenceMode::is_enabled() ? CreationMeta::INFERENCE_MODE : (at::GradMode::is_enabled() ? CreationMeta::${meta} : CreationMeta::NO_GRAD_MODE));
+    ${output}as_view(/* base */ ${k.base}, /* output */ ${'_tmp[view_idx]' if k.multi_output else '_tmp'}, /* is_bw_differentiable */ true, /* is_fw_differentiable */ true, /* view_func */ std::move(func), /* rev_view_func */ rev_func, /* creation_meta */ InferenceMode::is_enabled() ? CreationMeta::INFERENCE_MODE : (at::GradMode::is_enabled() ? CreationMeta::${meta} : CreationMeta::NO_GRAD_MODE));
 </%def>\
 % for k in view.kernels:
 
@@ -59,7 +62,9 @@ ${k.call.head} {
     at::AutoDispatchBelowADInplaceOrView guard;
     return ${k.call.call};
   })();
-  % if k.multi_output:
+  % if not k.differentiable:
+  auto result = as_view(${k.base}, _tmp, /* is_bw_differentiable */ false, /* is_fw_differentiable */ false);
+  % elif k.multi_output:
   for (auto view_idx : c10::irange(_tmp.size())) {
 ${make_view(k, "", "MULTI_OUTPUT_NODE")}\
   }
