@@ -6,6 +6,9 @@ Compared, per family:
 
 * Functions.h: every backward node struct: name, base class, data members
   (type and name), and the order of the structs;
+* Functions.cpp: per node, the gradient formulas as substituted, the slots
+  they are copied to, the ``grad_input_mask`` entries, the gradient aliases,
+  ``any_grad_defined`` and the slot ranges;
 * the operators registered for the Autograd keys (VariableType), the
   ADInplaceOrView key and the Tracer key, and whether each Autograd
   registration is a generated kernel or the not-implemented fallback;
@@ -276,5 +279,36 @@ def test_what_each_inplace_or_view_kernel_does(
     ours = inplace_or_view_facts(_shards(schemac_autograd, "ADInplaceOrViewType"))
     _report("ADInplaceOrView kernels (versions, views)", reference, ours)
     assert len(reference) > 1000
+    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
+    assert sorted(different) == []
+
+
+_APPLY = re.compile(r"^static variable_list (\w+)_apply_functional\((.*?)^\}", re.M | re.S)
+
+
+def apply_facts(text: str) -> dict[str, tuple[object, ...]]:
+    """node -> what its gradient function computes and where the results go."""
+    result: dict[str, tuple[object, ...]] = {}
+    for match in _APPLY.finditer(text):
+        body = match.group(2)
+        result[match.group(1)] = (
+            tuple(re.findall(r"auto grad_result = (.*);", body))
+            + tuple(re.findall(r"grad_result\.emplace_back\((.*)\);", body)),
+            tuple(re.findall(r"copy_range\(grad_inputs, (\w+), ([^;]*)\);", body)),
+            tuple(re.findall(r"needs_input_grad\[(\d+)\],", body)),
+            tuple(re.findall(r"const auto& (\w+) = grads\[(\d+)\];", body)),
+            "any_grad_defined = " in body,
+            tuple(re.findall(r"auto (\w+)_ix = gen.range\((\w+)\);", body)),
+        )
+    return result
+
+
+def test_backward_formulas_of_each_node(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference = apply_facts((torchgen_autograd_dir / "Functions.cpp").read_text())
+    ours = apply_facts(schemac_autograd["Functions.cpp"])
+    _report("Functions.cpp gradient functions", reference, ours)
+    assert len(reference) > 600
     different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
     assert sorted(different) == []

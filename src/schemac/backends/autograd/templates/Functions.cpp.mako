@@ -66,7 +66,12 @@ ${needs_input_grad(node)}\
     std::vector<Tensor> grad_result;
     grad_result.reserve(grads.size());
     for (const auto i : c10::irange(grads.size())) {
-      grad_result.emplace_back(grads[i].defined() ? Tensor(${b.formula}) : Tensor());
+      // An undefined output gradient gives an undefined input gradient.
+      if (grads[i].defined()) {
+        grad_result.emplace_back(${b.formula});
+      } else {
+        grad_result.emplace_back(Tensor());
+      }
     }
     copy_range(grad_inputs, ${b.targets[0][0]}_ix, grad_result);
   }
