@@ -82,15 +82,25 @@ def bench(inputs: Inputs, reps: int) -> list[Stage]:
     ours, theirs = _schemac(native, tags, derivatives, False), _torchgen(native, tags, derivatives)
     ours()
     theirs()
-    schemac_times: list[float] = []
-    torchgen_times: list[float] = []
+    # (wall, CPU) per run: CPU time is steadier on a shared machine.
+    schemac_times: list[tuple[float, float]] = []
+    torchgen_times: list[tuple[float, float]] = []
     for _ in range(reps):
         for side, times in ((ours, schemac_times), (theirs, torchgen_times)):
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             side()
-            times.append(time.perf_counter() - start)
+            times.append((time.perf_counter() - start, time.process_time() - start_cpu))
     name = "middle end (load+passes)" if derivatives else "middle end (no derivatives)"
-    return [Stage(name, median(schemac_times), median(torchgen_times), 0.5)]
+    return [
+        Stage(
+            name,
+            median([t[index] for t in schemac_times]),
+            median([t[index] for t in torchgen_times]),
+            0.5,
+            unit=unit,
+        )
+        for index, unit in ((0, "wall s"), (1, "cpu s"))
+    ]
 
 
 def main() -> int:
