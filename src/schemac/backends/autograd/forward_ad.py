@@ -82,11 +82,30 @@ def _any_defined(func: FunctionSchema, *, include_out: bool) -> str | None:
     return " || ".join(checks) or None
 
 
-def _supported(fw: ForwardDerivative, outputs: tuple[str, ...], types: dict[str, Type]) -> bool:
+def _bound(
+    fw: ForwardDerivative, inputs: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(tangents, primals) a formula reads among the differentiable tensor inputs.
+
+    The pass lists every argument an element-wise formula may read; only
+    tensors have tangents and primals to bind (None means all of them).
+    """
+    tangents = tuple(
+        n for n in inputs if fw.required_inputs_fw_grad is None or n in fw.required_inputs_fw_grad
+    )
+    primals = tuple(
+        n for n in inputs if fw.required_inputs_primal is None or n in fw.required_inputs_primal
+    )
+    return tangents, primals
+
+
+def _supported(
+    fw: ForwardDerivative, outputs: tuple[str, ...], types: dict[str, Type], inputs: tuple[str, ...]
+) -> bool:
     if len(fw.var_names) != 1 or fw.var_types[0] != TENSOR or fw.var_names[0] not in outputs:
         return False
-    needed = (fw.required_inputs_fw_grad or ()) + (fw.required_inputs_primal or ())
-    return all(types.get(name) in _SINGLE_TENSOR_TYPES for name in needed)
+    tangents, primals = _bound(fw, inputs)
+    return all(types.get(name) in _SINGLE_TENSOR_TYPES for name in tangents + primals)
 
 
 def forward_plan(
@@ -94,8 +113,13 @@ def forward_plan(
     outputs: tuple[str, ...],
     derivatives: tuple[ForwardDerivative, ...],
     name: str,
+    inputs: tuple[str, ...],
 ) -> ForwardPlan:
-    """Forward grads of one kernel; ``outputs`` are its differentiable outputs."""
+    """Forward grads of one kernel.
+
+    ``outputs`` are its differentiable outputs, ``inputs`` its differentiable
+    tensor inputs.
+    """
     kind = func.kind()
     if kind is SchemaKind.out:
         condition = _any_defined(func, include_out=True)
@@ -106,8 +130,8 @@ def forward_plan(
         return ForwardPlan(forbid_condition=condition, forbid_message=message)
     types = {a.name: a.type for a in func.arguments.flat_all}
     inplace = kind is SchemaKind.inplace
-    if derivatives and all(_supported(fw, outputs, types) for fw in derivatives):
-        grads = tuple(_grad(fw, inplace) for fw in derivatives)
+    if derivatives and all(_supported(fw, outputs, types, inputs) for fw in derivatives):
+        grads = tuple(_grad(fw, inplace, inputs) for fw in derivatives)
         flags = tuple(
             g.flag
             for g, fw in zip(grads, derivatives, strict=True)
@@ -125,20 +149,19 @@ def forward_plan(
     return ForwardPlan(forbid_condition=condition, forbid_message=message)
 
 
-def _grad(fw: ForwardDerivative, inplace: bool) -> ForwardGrad:
-    tangents = fw.required_inputs_fw_grad or ()
-    primals = fw.required_inputs_primal or ()
-    inputs = [
+def _grad(fw: ForwardDerivative, inplace: bool, inputs: tuple[str, ...]) -> ForwardGrad:
+    tangents, primals = _bound(fw, inputs)
+    bound = [
         TangentInput(
             n, n, dense_zeros=inplace and n == "self", tangent=n in tangents, primal=n in primals
         )
         for n in dict.fromkeys(tangents + primals)
     ]
     if inplace and fw.required_original_self_value:
-        inputs.append(TangentInput("original_self", "original_self", False, True, True))
+        bound.append(TangentInput("original_self", "original_self", False, True, True))
     return ForwardGrad(
         output=fw.var_names[0],
-        inputs=tuple(inputs),
+        inputs=tuple(bound),
         formula=fw.formula,
         condition=tangents,
         inplace=inplace,

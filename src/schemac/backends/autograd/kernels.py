@@ -339,7 +339,7 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
     is_out = plan.kind is SchemaKind.out
     graph = _graph(plan, info, inputs, outputs) if requires and not is_out else None
     if is_out or requires:
-        forward = forward_plan(func, outputs, plan.forward_derivatives(key), plan.cpp_name)
+        forward = forward_plan(func, outputs, plan.forward_derivatives(key), plan.cpp_name, inputs)
     else:
         forward = ForwardPlan()
     refused = inputs + outputs if is_out and requires else ()
