@@ -8,13 +8,19 @@ an undefined tensor), ``<x>_p`` (the primal), and ``original_self_p`` /
 ``original_self_t`` for in-place operators whose formula needs ``self``
 before it was modified (the kernel clones it first).
 
-Covered: formulas for one Tensor output whose inputs are Tensor / Tensor?
-arguments.  Every other kernel with differentiable inputs refuses a tangent
-with TORCH_CHECK_NOT_IMPLEMENTED instead of silently dropping it (out=
-operators always do: they have no forward formulas).
+Four shapes are covered: one Tensor output (``result: self_t * 2``), one
+Tensor[] output whose formula returns a vector (``unbind``), several Tensor
+outputs from a formula returning a tuple (``Q, R: linalg_qr_jvp(...)``), and foreach
+operators, whose per-tensor formula runs for each ``i`` with list inputs read
+as ``self[i]`` (``ForwardGrad.per_element``).  Every other kernel with
+differentiable inputs refuses a tangent with TORCH_CHECK_NOT_IMPLEMENTED
+instead of silently dropping it (out= operators always do: they have no
+forward formulas).
 """
 
 from __future__ import annotations
+
+import re
 
 import attrs
 
@@ -47,17 +53,33 @@ class ForwardGrad:
     output: str
     inputs: tuple[TangentInput, ...]
     formula: str
-    #: ``_any_has_forward_grad_<output>``: the inputs whose tangents matter.
+    #: Expressions whose tangents make the formula run (``self``, ``other[i]``).
     condition: tuple[str, ...]
     inplace: bool
+    #: The output is a Tensor[] and the formula gives all its tangents at once.
+    list_output: bool = False
+    #: Foreach: run the formula once per tensor ``i`` of ``size`` (``self``).
+    per_element: bool = False
+    size: str = "self"
+    #: Several Tensor outputs from one formula returning a tuple (``Q``, ``R``).
+    parts: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
         return f"_any_has_forward_grad_{self.output}"
 
     @property
+    def tuple_type(self) -> str:
+        return f"::std::tuple<{','.join(['at::Tensor'] * len(self.parts))}>"
+
+    @property
     def any_defined(self) -> str:
         return " || ".join(f"isFwGradDefined({n})" for n in self.condition) or "false"
+
+    @property
+    def target(self) -> str:
+        """The output tensor that receives the tangent."""
+        return f"{self.output}[i]" if self.per_element else self.output
 
 
 @attrs.frozen
@@ -65,6 +87,8 @@ class ForwardPlan:
     grads: tuple[ForwardGrad, ...] = ()
     #: Clone ``self`` before an in-place op when these flags are set.
     original_self_flags: tuple[str, ...] = ()
+    #: In-place foreach: clone ``self[i]`` when ``flag[i]`` is set.
+    per_element: bool = False
     #: TORCH_CHECK_NOT_IMPLEMENTED condition and message when tangents are refused.
     forbid_condition: str | None = None
     forbid_message: str = ""
@@ -99,13 +123,26 @@ def _bound(
     return tangents, primals
 
 
+_LIST_OF_TENSORS = ListType(TENSOR)
+
+
 def _supported(
-    fw: ForwardDerivative, outputs: tuple[str, ...], types: dict[str, Type], inputs: tuple[str, ...]
+    fw: ForwardDerivative,
+    outputs: tuple[str, ...],
+    types: dict[str, Type],
+    inputs: tuple[str, ...],
+    foreach: bool,
 ) -> bool:
-    if len(fw.var_names) != 1 or fw.var_types[0] != TENSOR or fw.var_names[0] not in outputs:
+    if not fw.var_names or any(name not in outputs for name in fw.var_names):
+        return False
+    if len(fw.var_names) > 1:
+        if foreach or any(t != TENSOR for t in fw.var_types):
+            return False
+    elif fw.var_types[0] not in (TENSOR, _LIST_OF_TENSORS):
         return False
     tangents, primals = _bound(fw, inputs)
-    return all(types.get(name) in _SINGLE_TENSOR_TYPES for name in tangents + primals)
+    allowed = (*_SINGLE_TENSOR_TYPES, _LIST_OF_TENSORS) if foreach else _SINGLE_TENSOR_TYPES
+    return all(types.get(name) in allowed for name in tangents + primals)
 
 
 def forward_plan(
@@ -114,6 +151,7 @@ def forward_plan(
     derivatives: tuple[ForwardDerivative, ...],
     name: str,
     inputs: tuple[str, ...],
+    renames: tuple[tuple[str, str], ...] = (),
 ) -> ForwardPlan:
     """Forward grads of one kernel.
 
@@ -130,14 +168,17 @@ def forward_plan(
         return ForwardPlan(forbid_condition=condition, forbid_message=message)
     types = {a.name: a.type for a in func.arguments.flat_all}
     inplace = kind is SchemaKind.inplace
-    if derivatives and all(_supported(fw, outputs, types, inputs) for fw in derivatives):
-        grads = tuple(_grad(fw, inplace, inputs) for fw in derivatives)
+    foreach = func.name.name.base.startswith("_foreach_")
+    if derivatives and all(_supported(fw, outputs, types, inputs, foreach) for fw in derivatives):
+        grads = tuple(
+            _grad(_renamed(fw, renames), inplace, inputs, types, foreach) for fw in derivatives
+        )
         flags = tuple(
             g.flag
             for g, fw in zip(grads, derivatives, strict=True)
             if inplace and fw.required_original_self_value
         )
-        return ForwardPlan(grads=grads, original_self_flags=flags)
+        return ForwardPlan(grads=grads, original_self_flags=flags, per_element=foreach)
     in_place_foreach = inplace and func.name.name.base.startswith("_foreach_")
     if not outputs and not in_place_foreach:
         return ForwardPlan()
@@ -149,20 +190,55 @@ def forward_plan(
     return ForwardPlan(forbid_condition=condition, forbid_message=message)
 
 
-def _grad(fw: ForwardDerivative, inplace: bool, inputs: tuple[str, ...]) -> ForwardGrad:
+def _renamed(fw: ForwardDerivative, renames: tuple[tuple[str, str], ...]) -> ForwardDerivative:
+    """An in-place foreach op's borrowed formula, in the foreach op's argument names.
+
+    ``value`` -> ``scalars[i]``, ``weight`` -> ``weight[i]``; tangents and
+    primals (``other_t``) keep their names, they are bound per tensor.  A name
+    is replaced only where it is a whole identifier that is not a member or a
+    call (``at::max(`` stays).
+    """
+    formula = fw.formula
+    for old, new in renames:
+        if new == old:
+            continue
+        formula = re.sub(rf"(?<![\w.:]){re.escape(old)}(?![\w(])", new, formula)
+    return attrs.evolve(fw, formula=formula)
+
+
+def _grad(
+    fw: ForwardDerivative,
+    inplace: bool,
+    inputs: tuple[str, ...],
+    types: dict[str, Type],
+    foreach: bool,
+) -> ForwardGrad:
     tangents, primals = _bound(fw, inputs)
+
+    def source(name: str) -> str:
+        return f"{name}[i]" if foreach and types.get(name) == _LIST_OF_TENSORS else name
+
     bound = [
         TangentInput(
-            n, n, dense_zeros=inplace and n == "self", tangent=n in tangents, primal=n in primals
+            n,
+            source(n),
+            dense_zeros=inplace and n == "self",
+            tangent=n in tangents,
+            primal=n in primals,
         )
         for n in dict.fromkeys(tangents + primals)
     ]
     if inplace and fw.required_original_self_value:
-        bound.append(TangentInput("original_self", "original_self", False, True, True))
+        original = "original_selfs[i]" if foreach else "original_self"
+        bound.append(TangentInput("original_self", original, False, True, True))
     return ForwardGrad(
-        output=fw.var_names[0],
+        output="_".join(fw.var_names),
+        parts=fw.var_names if len(fw.var_names) > 1 else (),
         inputs=tuple(bound),
         formula=fw.formula,
-        condition=tangents,
+        condition=tuple(source(n) for n in tangents),
         inplace=inplace,
+        # A foreach formula gives one tensor's tangent, whatever type it declares.
+        list_output=not foreach and fw.var_types[0] == _LIST_OF_TENSORS,
+        per_element=foreach,
     )

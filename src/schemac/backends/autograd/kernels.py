@@ -107,6 +107,24 @@ class KernelView:
     resets_grad_accumulator: bool = False
     #: The differentiable (list) inputs of an in-place foreach kernel.
     element_lists: tuple[str, ...] = ()
+    is_inplace: bool = False
+    is_foreach: bool = False
+
+    @property
+    def declares_original_self(self) -> bool:
+        """``self`` as it was before an in-place op, for formulas that read it."""
+        if not self.is_inplace or self.is_foreach:
+            return False
+        has_node = self.graph is not None and self.graph.node is not None
+        return has_node or bool(self.forward.original_self_flags)
+
+    @property
+    def declares_original_selfs(self) -> bool:
+        """The same, per tensor, for in-place foreach operators."""
+        if not self.is_inplace or not self.is_foreach:
+            return False
+        per_element = self.graph is not None and self.graph.per_element
+        return per_element or bool(self.forward.original_self_flags)
 
 
 def _value_assignment(member: str, expr: str, saved: SavedAttribute, cpp: str) -> str:
@@ -339,7 +357,12 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
     is_out = plan.kind is SchemaKind.out
     graph = _graph(plan, info, inputs, outputs) if requires and not is_out else None
     if is_out or requires:
-        forward = forward_plan(func, outputs, plan.forward_derivatives(key), plan.cpp_name, inputs)
+        # An in-place foreach op returns nothing; its tangents go to self.
+        fw_outputs = ("self",) if plan.is_inplace_foreach else outputs
+        derivatives = plan.forward_derivatives(key)
+        forward = forward_plan(
+            func, fw_outputs, derivatives, plan.cpp_name, inputs, plan.element_args
+        )
     else:
         forward = ForwardPlan()
     refused = inputs + outputs if is_out and requires else ()
@@ -354,4 +377,6 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
         forward=forward,
         resets_grad_accumulator=str(func.name.name) in RESET_GRAD_ACCUMULATOR,
         element_lists=inputs if graph is not None and graph.per_element else (),
+        is_inplace=plan.kind is SchemaKind.inplace,
+        is_foreach=plan.base.startswith("_foreach_"),
     )

@@ -60,7 +60,14 @@ ${k.call.head} {
   [[maybe_unused]] auto _any_requires_grad = compute_requires_grad(${', '.join(k.graph.grad_inputs)});
   % endif
   % for g in k.forward.grads:
+  % if g.per_element:
+  std::vector<bool> ${g.flag}(${g.size}.size());
+  for (const auto i : c10::irange(${g.size}.size())) {
+    ${g.flag}[i] = ${g.any_defined};
+  }
+  % else:
   [[maybe_unused]] auto ${g.flag} = ${g.any_defined};
+  % endif
   % endfor
   % if k.forward.forbid_condition:
   TORCH_CHECK_NOT_IMPLEMENTED(!(${k.forward.forbid_condition}), "${k.forward.forbid_message}");
@@ -68,7 +75,7 @@ ${k.call.head} {
   % if k.graph and k.graph.rebase and not k.graph.per_element:
   check_inplace(self, _any_requires_grad);
   % endif
-  % if k.graph and k.graph.rebase and k.graph.node and not k.graph.per_element:
+  % if k.declares_original_self:
   [[maybe_unused]] ::std::optional<at::Tensor> original_self;
   % if k.forward.original_self_flags:
   if (${' || '.join(k.forward.original_self_flags)}) {
@@ -76,9 +83,18 @@ ${k.call.head} {
   }
   % endif
   % endif
+  % if k.declares_original_selfs:
+  [[maybe_unused]] std::vector<::std::optional<at::Tensor>> original_selfs(self.size());
+  % if k.forward.original_self_flags:
+  for (const auto i : c10::irange(self.size())) {
+    if (${' || '.join(f + '[i]' for f in k.forward.original_self_flags)}) {
+      original_selfs[i] = self[i].clone();
+    }
+  }
+  % endif
+  % endif
   % if k.graph and k.graph.per_element:
   // One node per tensor of self, as the per-tensor operator would record.
-  std::vector<::std::optional<at::Tensor>> original_selfs(self.size());
   std::vector<c10::intrusive_ptr<${k.graph.node}>> grad_fns;
   if (_any_requires_grad) {
     for (const auto i : c10::irange(self.size())) {
@@ -173,9 +189,7 @@ ${k.call.head} {
     % endfor
   }
   % endif
-  % for g in k.forward.grads:
-  ::std::optional<at::Tensor> ${g.output}_new_fw_grad_opt = ::std::nullopt;
-  if (${g.flag} && ${g.output}.defined()) {
+<%def name="bind(g)">\
     % for i in g.inputs:
     % if i.tangent:
 ${tangent(i)}\
@@ -184,12 +198,58 @@ ${tangent(i)}\
       auto ${i.name}_p = toNonOptPrimal(${i.source});
     % endif
     % endfor
+</%def>\
+  % for g in k.forward.grads:
+  % if g.per_element:
+  std::vector<::std::optional<at::Tensor>> ${g.output}_new_fw_grad_opts(${g.size}.size(), ::std::nullopt);
+  for (const auto i : c10::irange(${g.size}.size())) {
+    if (${g.flag}[i]) {
+${bind(g)}\
+      ${g.output}_new_fw_grad_opts[i] = ${g.formula};
+    }
+  }
+  for (const auto i : c10::irange(${g.output}_new_fw_grad_opts.size())) {
+    auto& ${g.output}_new_fw_grad_opt = ${g.output}_new_fw_grad_opts[i];
+    if (${g.output}_new_fw_grad_opt.has_value() && ${g.output}_new_fw_grad_opt.value().defined() && ${g.target}.defined()) {
+      ${g.target}._set_fw_grad(${g.output}_new_fw_grad_opt.value(), /* level */ 0, /* is_inplace_op */ ${'true' if g.inplace else 'false'});
+    }
+  }
+  % elif g.parts:
+  ::std::optional<${g.tuple_type}> ${g.output}_new_fw_grad_opt = ::std::nullopt;
+  if (${g.flag}) {
+${bind(g)}\
+      ${g.output}_new_fw_grad_opt = ${g.formula};
+  }
+  % for part in g.parts:
+  if (${g.output}_new_fw_grad_opt.has_value() && std::get<${loop.index}>(${g.output}_new_fw_grad_opt.value()).defined() && ${part}.defined()) {
+    ${part}._set_fw_grad(std::get<${loop.index}>(${g.output}_new_fw_grad_opt.value()), /* level */ 0, /* is_inplace_op */ ${'true' if g.inplace else 'false'});
+  }
+  % endfor
+  % elif g.list_output:
+  ::std::optional<::std::vector<at::Tensor>> ${g.output}_new_fw_grad_opt = ::std::nullopt;
+  if (${g.flag}) {
+${bind(g)}\
+      ${g.output}_new_fw_grad_opt = ${g.formula};
+  }
+  if (${g.output}_new_fw_grad_opt.has_value()) {
+    auto ${g.output}_new_fw_grad = ${g.output}_new_fw_grad_opt.value();
+    for (const auto i : c10::irange(${g.output}.size())) {
+      if (${g.output}_new_fw_grad[i].defined() && ${g.output}[i].defined()) {
+        ${g.output}[i]._set_fw_grad(${g.output}_new_fw_grad[i], /* level */ 0, /* is_inplace_op */ ${'true' if g.inplace else 'false'});
+      }
+    }
+  }
+  % else:
+  ::std::optional<at::Tensor> ${g.output}_new_fw_grad_opt = ::std::nullopt;
+  if (${g.flag} && ${g.output}.defined()) {
+${bind(g)}\
       ${g.output}_new_fw_grad_opt = ${g.formula};
   }
   if (${g.output}_new_fw_grad_opt.has_value() && ${g.output}_new_fw_grad_opt.value().defined() && ${g.output}.defined()) {
     // Level 0: the only forward-AD level PyTorch supports so far.
     ${g.output}._set_fw_grad(${g.output}_new_fw_grad_opt.value(), /* level */ 0, /* is_inplace_op */ ${'true' if g.inplace else 'false'});
   }
+  % endif
   % endfor
   % if k.resets_grad_accumulator:
   reset_grad_accumulator(self);
