@@ -14,7 +14,9 @@ Compared, per family:
   registration is a generated kernel or the not-implemented fallback;
 * ViewFuncs.h: the view-func classes and their captured members;
 * the backward node class(es) each Autograd kernel creates (``NotImplemented``
-  included), kernel by kernel;
+  included), kernel by kernel, and what each kernel saves in its node, under
+  which ``should_compute_output`` guards, its forward-mode formulas, its
+  ``check_no_requires_grad`` / complex / out= checks;
 * what each ADInplaceOrView kernel does: version bumps, view base, view
   func and reverse function with their arguments, differentiability, creation
   meta;
@@ -310,5 +312,49 @@ def test_backward_formulas_of_each_node(
     ours = apply_facts(schemac_autograd["Functions.cpp"])
     _report("Functions.cpp gradient functions", reference, ours)
     assert len(reference) > 600
+    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
+    assert sorted(different) == []
+
+
+def _flat(text: str) -> str:
+    return re.sub(r"\s+", "", text).replace("::std::", "std::")
+
+
+def autograd_kernel_facts(shards: list[str]) -> dict[str, tuple[object, ...]]:
+    result: dict[str, tuple[object, ...]] = {}
+    for text in shards:
+        for match in _KERNEL.finditer(text):
+            body = match.group(0)
+            result[match.group(1)] = (
+                tuple(sorted(_flat(x) for x in re.findall(r"grad_fn->(\w+ = [^;]*);", body))),
+                tuple(
+                    sorted(
+                        _flat(x)
+                        for x in re.findall(
+                            r"if \((grad_fn->should_compute_output[^{]*)\) \{", body
+                        )
+                    )
+                ),
+                tuple(
+                    _flat(x) for x in re.findall(r"_new_fw_grad_opts?(?:\[i\])? = ([^;]*);", body)
+                ),
+                body.count("_set_fw_grad("),
+                tuple(re.findall(r"check_no_requires_grad\(([^;]*)\);", body)),
+                tuple(re.findall(r"throw_error_for_complex_autograd\(([^;]*)\);", body)),
+                tuple(sorted(set(re.findall(r'throw_error_out_requires_grad\("(\w+)"\)', body)))),
+                "reset_grad_accumulator(self);" in body,
+            )
+    return result
+
+
+def test_what_each_autograd_kernel_saves_and_checks(
+    torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]
+) -> None:
+    reference = autograd_kernel_facts(
+        _shards(_reference_files(torchgen_autograd_dir), "VariableType")
+    )
+    ours = autograd_kernel_facts(_shards(schemac_autograd, "VariableType"))
+    _report("Autograd kernels (saves, guards, forward AD, checks)", reference, ours)
+    assert len(reference) > 1500
     different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
     assert sorted(different) == []
