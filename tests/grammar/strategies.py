@@ -158,7 +158,9 @@ def write_annotations(draw: st.DrawFn, alias: str) -> str:
 _numbers = st.one_of(
     st.integers(-(10**6), 10**6).map(str),
     st.floats(allow_nan=False, allow_infinity=False, width=32).map(repr),
-    st.from_regex(r"-?(\d{1,3}(\.\d{0,3})?|\.\d{1,3})([eE][-+]?\d{1,2})?", fullmatch=True),
+    st.from_regex(
+        r"-?([0-9]{1,3}(\.[0-9]{0,3})?|\.[0-9]{1,3})([eE][-+]?[0-9]{1,2})?", fullmatch=True
+    ),
 )
 _string_body = st.lists(
     st.one_of(
