@@ -169,9 +169,18 @@ def forward_plan(
     types = {a.name: a.type for a in func.arguments.flat_all}
     inplace = kind is SchemaKind.inplace
     foreach = func.name.name.base.startswith("_foreach_")
+    sources: dict[str, str] = {}
+    if renames:
+        # A borrowed formula names the per-tensor operator's arguments: its
+        # tensors are bound under those names, read from ours (end_t <- tensors1[i]).
+        ours = {expr: expr.removesuffix("[i]") for _, expr in renames}
+        sources = {ref: expr for ref, expr in renames if ours[expr] in inputs}
+        types = {ref: types[ours[expr]] for ref, expr in sources.items()}
+        inputs = tuple(sources)
     if derivatives and all(_supported(fw, outputs, types, inputs, foreach) for fw in derivatives):
         grads = tuple(
-            _grad(_renamed(fw, renames), inplace, inputs, types, foreach) for fw in derivatives
+            _grad(_renamed(fw, renames, sources), inplace, inputs, types, foreach, sources)
+            for fw in derivatives
         )
         flags = tuple(
             g.flag
@@ -190,17 +199,19 @@ def forward_plan(
     return ForwardPlan(forbid_condition=condition, forbid_message=message)
 
 
-def _renamed(fw: ForwardDerivative, renames: tuple[tuple[str, str], ...]) -> ForwardDerivative:
+def _renamed(
+    fw: ForwardDerivative, renames: tuple[tuple[str, str], ...], bound: dict[str, str]
+) -> ForwardDerivative:
     """An in-place foreach op's borrowed formula, in the foreach op's argument names.
 
-    ``value`` -> ``scalars[i]``, ``weight`` -> ``weight[i]``; tangents and
-    primals (``other_t``) keep their names, they are bound per tensor.  A name
+    ``value`` -> ``scalars[i]``, ``weight`` -> ``weight[i]``; tensors in
+    ``bound`` keep their names (``end_t``, ``end_p`` are bound per tensor).  A name
     is replaced only where it is a whole identifier that is not a member or a
     call (``at::max(`` stays).
     """
     formula = fw.formula
     for old, new in renames:
-        if new == old:
+        if new == old or old in bound:
             continue
         formula = re.sub(rf"(?<![\w.:]){re.escape(old)}(?![\w(])", new, formula)
     return attrs.evolve(fw, formula=formula)
@@ -212,10 +223,13 @@ def _grad(
     inputs: tuple[str, ...],
     types: dict[str, Type],
     foreach: bool,
+    sources: dict[str, str],
 ) -> ForwardGrad:
     tangents, primals = _bound(fw, inputs)
 
     def source(name: str) -> str:
+        if name in sources:
+            return sources[name]
         return f"{name}[i]" if foreach and types.get(name) == _LIST_OF_TENSORS else name
 
     bound = [
