@@ -15,7 +15,8 @@ Compared, per family:
 * ViewFuncs.h: the view-func classes and their captured members;
 * the backward node class(es) each Autograd kernel creates (``NotImplemented``
   included), kernel by kernel, and what each kernel saves in its node, under
-  which ``should_compute_output`` guards, its forward-mode formulas, its
+  which ``should_compute_output`` guards, its forward-mode formulas and the
+  tangents/primals they bind, its
   ``check_no_requires_grad`` / complex / out= checks;
 * what each ADInplaceOrView kernel does: version bumps, view base, view
   func and reverse function with their arguments, differentiability, creation
@@ -339,6 +340,10 @@ def autograd_kernel_facts(shards: list[str]) -> dict[str, tuple[object, ...]]:
                     _flat(x) for x in re.findall(r"_new_fw_grad_opts?(?:\[i\])? = ([^;]*);", body)
                 ),
                 body.count("_set_fw_grad("),
+                tuple(
+                    sorted(set(re.findall(r"auto (\w+)_t_raw = toNonOptFwGrad\(([^)]*)\)", body)))
+                ),
+                tuple(sorted(set(re.findall(r"auto (\w+)_p = toNonOptPrimal\(([^)]*)\)", body)))),
                 tuple(re.findall(r"check_no_requires_grad\(([^;]*)\);", body)),
                 tuple(re.findall(r"throw_error_for_complex_autograd\(([^;]*)\);", body)),
                 tuple(sorted(set(re.findall(r'throw_error_out_requires_grad\("(\w+)"\)', body)))),
