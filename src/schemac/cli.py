@@ -21,11 +21,12 @@ from pathlib import Path
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
+    compile_pass_manager,
     pipeline_usage_error,
     register_passes_command,
     run_requested_passes,
 )
-from schemac.cli_selection import add_select_argument, with_selection
+from schemac.cli_selection import add_select_argument
 from schemac.diagnostics import SchemacError, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
@@ -205,7 +206,6 @@ def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
     from schemac.passes.base import PassContext
-    from schemac.passes.manager import PassManager
 
     try:
         targets = parse_targets(args.targets)
@@ -213,7 +213,7 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
         return 2
-    manager = with_selection(PassManager.default(), args.select)
+    manager = compile_pass_manager(targets, args.select)
     pipeline = manager.run(PassContext(verify=args.verify), load_inputs(args))
     module = pipeline.module
     try:

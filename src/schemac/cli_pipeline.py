@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 from schemac.cli_selection import with_selection
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager, PipelineError
+from schemac.passes.selective_build import SelectiveBuild
 
 #: ``--after load`` shows the module as the front end built it, before any pass.
 AFTER_LOAD = "load"
@@ -54,6 +57,21 @@ def run_requested_passes(args: argparse.Namespace, module: Module) -> Module:
     if args.time_passes:
         sys.stderr.write(result.format_timings() + "\n")
     return result.module
+
+
+def compile_pass_manager(targets: Sequence[str], select: Path | None) -> PassManager:
+    """The passes ``schemac compile -t TARGETS`` needs, nothing more.
+
+    Those that provide what the selected backends read (their registry
+    ``requires``), plus selective-build and what it needs when ``--select``
+    is given; ``dump-ir`` keeps running every pass.
+    """
+    from schemac.backends.registry import required_facts
+
+    facts = set(required_facts(targets))
+    if select is not None:
+        facts.update(SelectiveBuild.provides)
+    return with_selection(PassManager.for_requirements(facts), select)
 
 
 def register_passes_command(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -91,6 +91,9 @@ class BackendEntry:
     #: ``package.module:attribute`` of the backend object.
     location: str
     targets: tuple[str, ...]
+    #: The IR facts (pass ``provides``, docs/passes.md) the backend reads;
+    #: ``schemac compile`` runs only the passes that provide them.
+    requires: tuple[str, ...] = ()
 
     def load(self) -> Backend:
         module_name, _, attribute = self.location.partition(":")
@@ -98,31 +101,59 @@ class BackendEntry:
         return backend
 
 
+#: What most backends read: every function (synthesised variants included,
+#: implicit tags added) with its dispatch resolved.
+_FUNCTIONS = ("resolved-dispatch", "implicit-tags", "generated-variants")
+#: ... plus the variant families, checked for structured-kernel consistency.
+_FAMILIES = (*_FUNCTIONS, "groups", "structured-checked")
+
 BACKENDS: tuple[BackendEntry, ...] = (
-    BackendEntry("aten-headers", "schemac.backends.aten.headers.backend:BACKEND", ("headers",)),
     BackendEntry(
-        "aten-operators", "schemac.backends.aten.registrations.operators:BACKEND", ("headers",)
+        "aten-headers", "schemac.backends.aten.headers.backend:BACKEND", ("headers",), _FAMILIES
     ),
-    BackendEntry("aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",)),
+    BackendEntry(
+        "aten-operators",
+        "schemac.backends.aten.registrations.operators:BACKEND",
+        ("headers",),
+        _FUNCTIONS,
+    ),
+    BackendEntry(
+        "aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",), _FUNCTIONS
+    ),
     BackendEntry(
         "aten-backend-select",
         "schemac.backends.aten.registrations.backend_select:BACKEND",
         ("schema",),
+        _FUNCTIONS,
     ),
-    BackendEntry("python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",)),
+    BackendEntry(
+        "python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",), _FUNCTIONS
+    ),
     BackendEntry(
         "aten-registrations",
         "schemac.backends.aten.registrations.targets:BACKEND",
         ("cpu", "cuda", "mps", "xpu", "meta", "composite", "quantized", "sparse", "sparsecsr",
          "nested", "hpu", "mkldnn", "zerotensor", "mtia"),
+        _FAMILIES,
     ),
     BackendEntry(
         "aten-view-copy-kernels",
         "schemac.backends.aten.registrations.view_copy:BACKEND",
         ("composite",),
+        (*_FAMILIES, "view-groups"),
     ),
-    BackendEntry("python-bindings", "schemac.backends.python.backend:BACKEND", ("python",)),
-    BackendEntry("autograd", "schemac.backends.autograd.backend:BACKEND", ("autograd",)),
+    BackendEntry(
+        "python-bindings",
+        "schemac.backends.python.backend:BACKEND",
+        ("python",),
+        (*_FUNCTIONS, "autograd-infos"),
+    ),
+    BackendEntry(
+        "autograd",
+        "schemac.backends.autograd.backend:BACKEND",
+        ("autograd",),
+        (*_FUNCTIONS, "autograd-infos"),
+    ),
 )
 
 
@@ -132,6 +163,11 @@ class UnknownTargetError(ValueError):
 
 def backends_for(target: str) -> tuple[BackendEntry, ...]:
     return tuple(entry for entry in BACKENDS if target in entry.targets)
+
+
+def required_facts(targets: Iterable[str]) -> frozenset[str]:
+    """The IR facts the backends of ``targets`` read (what the pass pipeline must provide)."""
+    return frozenset(fact for t in targets for entry in backends_for(t) for fact in entry.requires)
 
 
 def parse_targets(text: str) -> tuple[str, ...]:

@@ -103,6 +103,28 @@ class PassManager:
     def from_names(cls, names: Iterable[str]) -> PassManager:
         return cls(order_passes(_instantiate(names)))
 
+    @classmethod
+    def for_requirements(cls, facts: Iterable[str]) -> PassManager:
+        """Only the registered passes needed to provide ``facts``, in dependency order.
+
+        A pass is needed if it provides a wanted fact or a fact that a needed
+        pass requires; ``schemac compile`` asks for what its backends read, so
+        ``-t headers`` never pays for matching derivatives.
+        """
+        registered = _instantiate(default_pipeline_names())
+        providers = {fact: p for p in registered for fact in p.provides}
+        wanted = list(facts)
+        needed: set[str] = set()
+        while wanted:
+            fact = wanted.pop()
+            if fact not in providers:
+                raise PipelineError(f"no pass provides '{fact}'")
+            provider = providers[fact]
+            if provider.name not in needed:
+                needed.add(provider.name)
+                wanted.extend(provider.requires)
+        return cls(order_passes([p for p in registered if p.name in needed]))
+
     def names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.passes)
 
