@@ -37,7 +37,7 @@ FEATURES = {
     "no returns": r" -> \(\)$",
     "single return": r" -> [A-Za-z_][^(]*$",
     "tuple return": r" -> \(.+, .+\)$",
-    "named return": r" -> \(?.*\w \w+\)?$",
+    "named return": r" -> \(?.*[\w)\]?] \w+\)?$",
     "namespace": r"^\w+::",
     "overload": r"^[\w:]+\.\w+\(",
     "dunder": r"^(\w+::)?__\w+__[.(]",
