@@ -82,7 +82,8 @@ def signature_key(
             base = base.replace("scatter", "inverse")
 
     sig_args = signature_arguments(args, strip_default=strip_default)
-    if str(schema.name) == "bernoulli.p":  # Note [bernoulli.p signature]
+    # Note [bernoulli.p signature]; the overload is tested first, as it almost never matches.
+    if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
         sig_args = attrs.evolve(
             sig_args,
             positional=tuple(
