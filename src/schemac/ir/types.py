@@ -10,7 +10,6 @@ them (see :class:`schemac.ir.schema.Argument`).
 from __future__ import annotations
 
 import enum
-from typing import Union
 
 import attrs
 
@@ -82,7 +81,7 @@ class ListType:
         return f"{self.elem}[{self.size or ''}]"
 
 
-Type = Union[BaseType, CustomClassType, OptionalType, ListType]
+Type = BaseType | CustomClassType | OptionalType | ListType
 
 
 def base_of(ty: Type) -> BaseTy | None:
