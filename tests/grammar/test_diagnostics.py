@@ -44,6 +44,15 @@ CASES = [
     ("f(Tensor x", 11, "unexpected end of schema", "expected ')' or ', '"),
     ("", 1, "unexpected end of schema", "an operator name"),
     ("f(int x=) -> ()", 9, "unexpected ')'", "a number or a string"),
+    # torchgen reads these as free text; schemac wants tokens (docs/schema-parsers.md)
+    ("foo bar(int x) -> ()", 4, "unexpected ' '", "[namespace::]name[.overload]"),
+    ("a::b::f(int x) -> ()", 5, "unexpected ':'", "[namespace::]name[.overload]"),
+    ("f.a.b(int x) -> ()", 4, "unexpected '.'", "[namespace::]name[.overload]"),
+    ("f(int x=1+2) -> ()", 10, "unexpected '+'", "a default is a number"),
+    ("f(str s=a b) -> ()", 10, "unexpected ' '", "a default is a number"),
+    ("f(int x=\u0661) -> ()", 9, "unexpected '\u0661'", "a default is a number"),
+    ("f(int x-y) -> ()", 8, "unexpected '-'", "ASCII letters, digits and '_'"),
+    ("f(int x) -> int a-b", 18, "unexpected '-'", "ASCII letters, digits and '_'"),
 ]
 
 

@@ -780,4 +780,28 @@ def _hint_structure(text: str, before: str, rest: str, expected: frozenset[str])
     return None
 
 
-_HINT_CHECKS = (_hint_arrow, _hint_separator, _hint_annotation, _hint_default, _hint_structure)
+def _hint_names(text: str, before: str, rest: str, expected: frozenset[str]) -> str | None:
+    """Names and defaults are tokens here, where torchgen reads free text."""
+    if not rest or rest[0] in ",)":
+        return None
+    if before and "(" not in before:
+        return (
+            "an operator name is [namespace::]name[.overload], "
+            "each of ASCII letters, digits and '_'"
+        )
+    item = before.rsplit(", ", 1)[-1].rsplit("(", 1)[-1]
+    if "=" in item:
+        return "a default is a number, a 'string', a list such as [0,1], or a name such as None"
+    if re.search(r" [A-Za-z_][A-Za-z0-9_]*$", before) and rest[0] != " ":
+        return "argument and return names are ASCII letters, digits and '_'"
+    return None
+
+
+_HINT_CHECKS = (
+    _hint_arrow,
+    _hint_separator,
+    _hint_annotation,
+    _hint_default,
+    _hint_structure,
+    _hint_names,
+)
