@@ -32,7 +32,9 @@ from schemac.backends.aten.registrations.wrappers import (
     direct_call_functions,
     kernel_wrapper_definition,
     registration,
+    wrapper_signature,
 )
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.templating import Templates
 from schemac.ir.module import Module
@@ -71,47 +73,85 @@ def _headers(items: tuple[PlannedItem, ...], traits: KeyTraits) -> tuple[str, ..
     return traits.extra_headers + tuple(sorted(headers))
 
 
-def _definition(wrapper: Wrapper, traits: KeyTraits) -> str:
+@attrs.frozen
+class _WrapperText:
+    """The three pieces of C++ one wrapper contributes to a file, printed once
+    and shared by its shard and the ``Everything`` file."""
+
+    namespace: str
+    definition: str
+    registration: str | None
+    direct_calls: tuple[str, ...]
+
+
+def _wrapper_text(
+    wrapper: Wrapper, traits: KeyTraits, views: ViewTable, register: bool
+) -> _WrapperText:
+    sig = wrapper_signature(wrapper, traits, views)
     if wrapper.kind is WrapperKind.STRUCTURED:
-        return structured_wrapper_definition(wrapper, traits)
-    return kernel_wrapper_definition(wrapper, traits)
+        definition = structured_wrapper_definition(wrapper, traits, sig, views)
+    else:
+        definition = kernel_wrapper_definition(wrapper, traits, sig, views)
+    return _WrapperText(
+        namespace=wrapper.function.namespace,
+        definition=definition,
+        registration=registration(wrapper, sig) if register else None,
+        direct_calls=tuple(direct_call_functions(wrapper, sig, views)),
+    )
 
 
-def _registrations(
-    wrappers: list[Wrapper], traits: KeyTraits, registered: frozenset[OperatorName] | None
-) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def _registrations(texts: list[_WrapperText]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     by_namespace: dict[str, list[str]] = {}
-    for wrapper in wrappers:
-        if registered is not None and wrapper.name not in registered:
-            continue
-        by_namespace.setdefault(wrapper.function.namespace, []).append(
-            registration(wrapper, traits)
-        )
+    for text in texts:
+        if text.registration is not None:
+            by_namespace.setdefault(text.namespace, []).append(text.registration)
     return tuple((ns, tuple(lines)) for ns, lines in by_namespace.items())
 
 
-def file_view(
+def _file_view(
     items: tuple[PlannedItem, ...],
+    texts: dict[int, tuple[_WrapperText, ...]],
     traits: KeyTraits,
-    shard_note: str = "",
-    registered: frozenset[OperatorName] | None = None,
+    helpers: tuple[str, ...],
+    shard_note: str,
 ) -> RegisterFileView:
-    """``registered``: register only these operators (selective build); None: all."""
-    wrappers = [w for item in items for w in item.wrappers]
+    """``texts``: each item's wrapper texts, by the item's identity."""
+    wrappers = [text for item in items for text in texts[id(item)]]
     return RegisterFileView(
         key=traits.key,
         namespace=traits.namespace,
         shard_note=shard_note,
         headers=_headers(items, traits),
-        helpers=helper_functions(traits),
-        definitions=tuple(_definition(w, traits) for w in wrappers),
-        registrations=_registrations(wrappers, traits, registered),
-        direct_calls=tuple(text for w in wrappers for text in direct_call_functions(w, traits)),
+        helpers=helpers,
+        definitions=tuple(w.definition for w in wrappers),
+        registrations=_registrations(wrappers),
+        direct_calls=tuple(text for w in wrappers for text in w.direct_calls),
     )
 
 
-def register_key_files(module: Module, key: str, templates: Templates) -> Iterator[GeneratedFile]:
-    """The shards and the Everything file of ``key`` (empty files if it has no kernels)."""
+def _item_texts(
+    items: tuple[PlannedItem, ...],
+    traits: KeyTraits,
+    registered: frozenset[OperatorName] | None,
+    views: ViewTable,
+) -> dict[int, tuple[_WrapperText, ...]]:
+    return {
+        id(item): tuple(
+            _wrapper_text(w, traits, views, registered is None or w.name in registered)
+            for w in item.wrappers
+        )
+        for item in items
+    }
+
+
+def register_key_files(
+    module: Module, key: str, templates: Templates, views: ViewTable | None = None
+) -> Iterator[GeneratedFile]:
+    """The shards and the Everything file of ``key`` (empty files if it has no kernels).
+
+    ``views``: the run's view table, if the caller shares one between keys.
+    """
+    views = ViewTable() if views is None else views
     traits = key_traits(key)
     items = plan_key(module, traits)
     sources = (module.sources.native_functions,)
@@ -119,14 +159,17 @@ def register_key_files(module: Module, key: str, templates: Templates) -> Iterat
     # ones keep their wrappers (direct calls use them) but are not registered.
     registered = None if module.selection is None else frozenset(module.selection.selected)
     files = ShardedFile(f"ATen/Register{key}.cpp", NUM_SHARDS.get(key, 1))
+    # Each wrapper is printed once; its shard and the Everything file share the text.
+    texts = _item_texts(items, traits, registered, views)
+    helpers = helper_functions(traits)
     shards = sharded(items, lambda item: item.root_name, files.num_shards)
     for index, shard in enumerate(shards):
         note = f", shard {index + 1} of {files.num_shards}"
-        text = templates.render(
-            TEMPLATE, file_view(shard, traits, note, registered), sources=sources
+        view = _file_view(shard, texts, traits, helpers, note)
+        yield GeneratedFile(
+            files.shard_path(index), templates.render(TEMPLATE, view, sources=sources)
         )
-        yield GeneratedFile(files.shard_path(index), text)
     everything = templates.render(
-        TEMPLATE, file_view(items, traits, registered=registered), sources=sources
+        TEMPLATE, _file_view(items, texts, traits, helpers, ""), sources=sources
     )
     yield GeneratedFile(files.everything_path, everything)

@@ -27,14 +27,10 @@ from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.registrations.keys import KeyTraits
 from schemac.backends.aten.registrations.plan import StructuredGroup, Wrapper
 from schemac.backends.aten.registrations.translate import call_arguments
-from schemac.backends.aten.registrations.wrappers import device_check, wrapper_signature
-from schemac.backends.aten.signatures import (
-    StructuredMeta,
-    cpp_signature_group,
-    structured_impl,
-    structured_meta,
-)
+from schemac.backends.aten.registrations.wrappers import device_check
+from schemac.backends.aten.signatures import Signature, StructuredMeta, structured_impl
 from schemac.backends.aten.signatures import cxx_types as C
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import SchemaKind
 
@@ -91,13 +87,12 @@ def _set_output(
 
 
 def structured_class(
-    f: NativeFunction, group: StructuredGroup, traits: KeyTraits
+    f: NativeFunction, group: StructuredGroup, traits: KeyTraits, meta: StructuredMeta
 ) -> tuple[str, str]:
-    """(the class definition, its name) for ``f``'s member kind."""
+    """(the class definition, its name) for ``f``'s member kind; ``meta`` is the group's."""
     kind = f.func.kind()
     if kind not in (SchemaKind.functional, SchemaKind.inplace, SchemaKind.out):
         raise ValueError(f"{f.func.name}: {kind.value} operators cannot be structured")
-    meta = structured_meta(group.functional.func, group.out)
     name, parent = _class_names(group, meta, kind, traits)
     outputs = len(f.func.returns)
     call_super = group.out.structured_inherits is not None
@@ -131,13 +126,16 @@ def structured_class(
     return block(f"struct {name} final : public {parent}", members, tail=";"), name
 
 
-def structured_wrapper_definition(wrapper: Wrapper, traits: KeyTraits) -> str:
+def structured_wrapper_definition(
+    wrapper: Wrapper, traits: KeyTraits, sig: Signature, views: ViewTable
+) -> str:
+    """The class and wrapper function whose signature is ``sig`` (``wrapper_signature``)."""
     f, group = wrapper.function, wrapper.structured
     if group is None:
         raise ValueError(f"{f.func.name} planned as structured without a group")
     kind = f.func.kind()
-    class_text, class_name = structured_class(f, group, traits)
-    sig = wrapper_signature(wrapper, traits)
+    meta = views.structured_meta(group.functional, group.out)
+    class_text, class_name = structured_class(f, group, traits, meta)
     body: list[str] = device_check(f, sig.name) if traits.device_guard else []
     if kind is SchemaKind.functional:
         body.append(f"{class_name} op;")
@@ -146,7 +144,6 @@ def structured_wrapper_definition(wrapper: Wrapper, traits: KeyTraits) -> str:
     else:
         body.append(f"{class_name} op({', '.join(a.name for a in f.func.arguments.out)});")
 
-    meta = structured_meta(group.functional.func, group.out)
     meta_args = ", ".join(call_arguments(sig.params, meta.meta.params))
     extra: dict[str, tuple[str, C.CType]] = {}
     if meta.precomputed:
@@ -160,7 +157,7 @@ def structured_wrapper_definition(wrapper: Wrapper, traits: KeyTraits) -> str:
         extra[out_arg.name] = (expr, _OUTPUT_REF)
 
     if traits.is_composite_non_functional:
-        out_sig = cpp_signature_group(group.out).most_faithful
+        out_sig = views.cpp_group(group.out).most_faithful
         args = call_arguments(sig.params, out_sig.params, extra=extra)
         body.append(call(f"at::{out_sig.name}", args) + ";")
     elif not traits.is_meta:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import attrs
 
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates
@@ -49,8 +50,9 @@ class RegistrationBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         templates = Templates(PACKAGE)
+        views = ViewTable()  # shared by the target's keys
         for key in TARGET_KEYS[options.target]:
-            yield from register_key_files(module, key, templates)
+            yield from register_key_files(module, key, templates, views)
 
 
 BACKEND = RegistrationBackend()

@@ -29,28 +29,24 @@ from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.registrations.keys import KeyTraits
 from schemac.backends.aten.registrations.plan import Wrapper, WrapperKind
 from schemac.backends.aten.registrations.translate import call_arguments
-from schemac.backends.aten.signatures import (
-    Signature,
-    cpp_signature_group,
-    dispatcher_signature,
-    native_signature,
-)
+from schemac.backends.aten.signatures import Signature
 from schemac.backends.aten.signatures.naming import dispatcher_name, native_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.cppmodel import cpp_string_literal
 from schemac.ir.native import DeviceCheck, NativeFunction
 from schemac.ir.schema import Argument
 from schemac.ir.types import BaseTy, is_like
 
 
-def wrapper_signature(wrapper: Wrapper, traits: KeyTraits) -> Signature:
+def wrapper_signature(wrapper: Wrapper, traits: KeyTraits, views: ViewTable) -> Signature:
     """The registered function's signature (see Note [Wrapper names])."""
     f = wrapper.function
     if wrapper.kind is WrapperKind.STRUCTURED:
         # Sizes are symbolic only if the function's own kernel for the key says so.
         symint = wrapper.kernel is not None and wrapper.kernel.supports_symint
-        native = native_signature(f, symint=symint)
+        native = views.native(f, symint=symint)
         return _renamed(native, f"wrapper_{traits.key}_{native_name(f.func)}")
-    dispatcher = dispatcher_signature(f)
+    dispatcher = views.dispatcher(f)
     name = f"wrapper_{traits.key}_{f.func.name.overload}_{dispatcher_name(f.func)}"
     return _renamed(dispatcher, name)
 
@@ -59,15 +55,16 @@ def _renamed(sig: Signature, name: str) -> Signature:
     return Signature(name=name, params=sig.params, returns=sig.returns)
 
 
-def registration(wrapper: Wrapper, traits: KeyTraits) -> str:
+def registration(wrapper: Wrapper, sig: Signature) -> str:
+    """The ``m.impl`` line of ``wrapper``, whose signature is ``sig``."""
     name = cpp_string_literal(str(wrapper.name))
-    return f"m.impl({name}, TORCH_FN({wrapper_signature(wrapper, traits).name}));"
+    return f"m.impl({name}, TORCH_FN({sig.name}));"
 
 
-def direct_call_functions(wrapper: Wrapper, traits: KeyTraits) -> Iterator[str]:
-    """``at::<key>::<op>`` for every C++ API overload of the operator."""
-    target = wrapper_signature(wrapper, traits)
-    for sig in cpp_signature_group(wrapper.function).all():
+def direct_call_functions(wrapper: Wrapper, target: Signature, views: ViewTable) -> Iterator[str]:
+    """``at::<key>::<op>`` for every C++ API overload of the operator,
+    calling the wrapper (whose signature is ``target``)."""
+    for sig in views.cpp_group(wrapper.function).all():
         args = call_arguments(sig.params, target.params)
         yield block(sig.defn(), [f"return {call(target.name, args)};"])
 
@@ -120,9 +117,11 @@ def _device_guard(f: NativeFunction, traits: KeyTraits) -> list[str]:
     return ["// DeviceGuard omitted"]
 
 
-def kernel_wrapper_definition(wrapper: Wrapper, traits: KeyTraits) -> str:
+def kernel_wrapper_definition(
+    wrapper: Wrapper, traits: KeyTraits, sig: Signature, views: ViewTable
+) -> str:
+    """The plain wrapper whose signature is ``sig`` (:func:`wrapper_signature`)."""
     f, kernel = wrapper.function, wrapper.kernel
-    sig = wrapper_signature(wrapper, traits)
     if wrapper.kind is WrapperKind.INPLACE_META:
         self_name = "self" if f.func.arguments.self_arg is None else f.func.arguments.self_arg.name
         return block(
@@ -135,7 +134,7 @@ def kernel_wrapper_definition(wrapper: Wrapper, traits: KeyTraits) -> str:
         )
     if kernel is None:
         raise ValueError(f"wrapper for {f.func.name} has no kernel")
-    target = native_signature(f, kernel=kernel.name)
+    target = views.native(f, kernel=kernel.name)
     body = device_check(f, sig.name) if traits.device_guard else ["// No device check"]
     body += _device_guard(f, traits)
     args = call_arguments(sig.params, target.params)

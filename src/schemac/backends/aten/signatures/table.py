@@ -1,0 +1,78 @@
+"""One run's signature views, each computed on first use and then shared.
+
+The views are pure functions of a native function (and a flag or a kernel
+name), but the emitters of one run ask for the same view many times: every
+dispatch key's registration file wants the dispatcher view and the C++ API
+overloads of the operators it wraps, once in a shard and again in the
+``Everything`` file.  A :class:`ViewTable` is created by the caller for one
+module and handed explicitly to whatever emits that module's files, so each
+view is computed once per operator (see "Views vs emitters" in the style
+notes).  It is a memo, not a cache with a lifetime of its own: dropping it
+changes nothing but speed, and it is never module-level state.
+
+Entries are keyed by the function object's identity (the table is only ever
+used with one module's functions, and keeps each function it saw alive so
+an identity cannot be reused), because hashing an ``OperatorName`` costs
+more than the lookup saves on the small views.
+"""
+
+from __future__ import annotations
+
+from schemac.backends.aten.signatures.cpp_api import CppSignatureGroup, cpp_signature_group
+from schemac.backends.aten.signatures.dispatcher import DispatcherSignature, dispatcher_signature
+from schemac.backends.aten.signatures.native import (
+    NativeSignature,
+    kernel_is_symint,
+    native_signature,
+)
+from schemac.backends.aten.signatures.structured import StructuredMeta, structured_meta
+from schemac.ir.native import NativeFunction
+
+
+class ViewTable:
+    """Memoised views of one module's functions; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._cpp: dict[int, tuple[NativeFunction, CppSignatureGroup]] = {}
+        self._dispatcher: dict[int, tuple[NativeFunction, DispatcherSignature]] = {}
+        self._native: dict[
+            tuple[int, str | None, bool], tuple[NativeFunction, NativeSignature]
+        ] = {}
+        self._meta: dict[
+            tuple[int, int], tuple[NativeFunction, NativeFunction, StructuredMeta]
+        ] = {}
+
+    def cpp_group(self, fn: NativeFunction) -> CppSignatureGroup:
+        """:func:`.cpp_signature_group` of ``fn`` (not a method, no fallback binding)."""
+        hit = self._cpp.get(id(fn))
+        if hit is None:
+            hit = self._cpp[id(fn)] = (fn, cpp_signature_group(fn))
+        return hit[1]
+
+    def dispatcher(self, fn: NativeFunction) -> DispatcherSignature:
+        """:func:`.dispatcher_signature` of ``fn`` (symbolic)."""
+        hit = self._dispatcher.get(id(fn))
+        if hit is None:
+            hit = self._dispatcher[id(fn)] = (fn, dispatcher_signature(fn))
+        return hit[1]
+
+    def native(
+        self, fn: NativeFunction, *, kernel: str | None = None, symint: bool | None = None
+    ) -> NativeSignature:
+        """:func:`.native_signature` of ``fn``, with the same defaults."""
+        if symint is None:
+            symint = kernel is not None and kernel_is_symint(kernel)
+        key = (id(fn), kernel, symint)
+        hit = self._native.get(key)
+        if hit is None:
+            hit = self._native[key] = (fn, native_signature(fn, kernel=kernel, symint=symint))
+        return hit[1]
+
+    def structured_meta(self, functional: NativeFunction, out: NativeFunction) -> StructuredMeta:
+        """:func:`.structured_meta` of the group of ``functional`` and ``out``."""
+        key = (id(functional), id(out))
+        hit = self._meta.get(key)
+        if hit is None:
+            meta = structured_meta(functional.func, out)
+            hit = self._meta[key] = (functional, out, meta)
+        return hit[2]
