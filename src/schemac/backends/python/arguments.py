@@ -10,6 +10,8 @@ code can pick the matching unpack method later.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from schemac.backends.python.defaults import spelled_default
@@ -97,15 +99,20 @@ class PythonArgument:
 
     def formal(self, *, method: bool) -> str:
         """``Tensor input``, ``int64_t dim=0``: this argument in a parser signature."""
-        type_text = parser_type(self.type)
-        name = self.name
         # Functions call their first tensor "input" (torch.add(input, other));
         # methods never name self.
-        if name == "self" and type_text == "Tensor" and not method:
-            name = "input"
-        if self.default is None:
-            return f"{type_text} {name}"
-        return f"{type_text} {name}={spelled_default(self.default)}"
+        return self._formals[0 if method else 1]
+
+    # An argument appears in several signature texts (with and without out=,
+    # function and method forms); it is frozen, so it is spelled once.
+    @functools.cached_property
+    def _formals(self) -> tuple[str, str]:
+        type_text = parser_type(self.type)
+        suffix = "" if self.default is None else f"={spelled_default(self.default)}"
+        as_method = f"{type_text} {self.name}{suffix}"
+        if self.name == "self" and type_text == "Tensor":
+            return as_method, f"{type_text} input{suffix}"
+        return as_method, as_method
 
 
 def out_argument(outputs: tuple[PythonArgument, ...]) -> PythonArgument | None:

@@ -24,6 +24,7 @@ from schemac.backends.python.routing import BINDING_MODULES, VARIABLE_METHODS, B
 from schemac.backends.python.signatures import cpp_function_name, python_signature
 from schemac.backends.python.skips import (
     GENERATED_TAG,
+    SKIPPED_SCHEMA_NAMES,
     SKIPPED_SCHEMAS,
     STILL_BOUND_GENERATED_TAG,
     is_skipped_name,
@@ -61,6 +62,8 @@ def is_bound(function: NativeFunction) -> bool:
         return False
     if is_skipped_name(cpp_function_name(function.func)):
         return False
+    if str(function.func.name) not in SKIPPED_SCHEMA_NAMES:
+        return True
     return str(function.func) not in SKIPPED_SCHEMAS
 
 

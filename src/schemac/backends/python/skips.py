@@ -145,3 +145,8 @@ _SKIPPED_NAME = _compile(SKIPPED_NAME_PATTERNS)
 
 def is_skipped_name(cpp_name: str) -> bool:
     return _SKIPPED_NAME.fullmatch(cpp_name) is not None
+
+
+#: The overload names of :data:`SKIPPED_SCHEMAS` (``add.Scalar``): only a
+#: function with one of these names needs its whole schema spelled and compared.
+SKIPPED_SCHEMA_NAMES: frozenset[str] = frozenset(s.partition("(")[0] for s in SKIPPED_SCHEMAS)
