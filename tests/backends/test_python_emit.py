@@ -110,3 +110,16 @@ def test_named_tuple_result_in_a_submodule() -> None:
         '"torch.return_types.spread", nullptr, fields, 2',
         'add_return_type(return_types, "spread", generated::get_spread_structseq());',
     )
+
+
+def test_each_operator_header_is_included_once() -> None:
+    # blend and blend_ are both Tensor methods; they share ATen/ops/blend.h.
+    inplace = NativeFunction(
+        func=parse_schema("blend_(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"),
+        variants=frozenset({Variant.method}),
+    )
+    module = Module(SourceFiles("toy.yaml"), functions=(*FUNCTIONS, inplace))
+    files = {f.path: f.text for f in emit_python(module)}
+    methods = files["python/python_variable_methods.cpp"]
+    assert "THPVariable_blend_" in methods
+    assert methods.count("#include <ATen/ops/blend.h>\n") == 1

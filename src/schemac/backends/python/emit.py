@@ -67,7 +67,9 @@ def _file_view(
     views = tuple(binding_view(b) for b in bindings)
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
-        operator_headers=tuple(b.name.base for b in bindings),
+        # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
+        # per-operator header; list it once (PyTorch's generator repeats it).
+        operator_headers=tuple(dict.fromkeys(b.name.base for b in bindings)),
         bindings=views,
         table_entries=tuple(method_table_entry(b) for b in bindings),
         forward_declarations=forwards,
