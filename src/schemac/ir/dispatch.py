@@ -41,8 +41,12 @@ COMPOSITE_KEYS = (
 
 #: Every dispatch key name the dispatcher knows.
 KNOWN_DISPATCH_KEYS: frozenset[str] = frozenset(
-    (*_OTHER_KEYS, *COMPOSITE_KEYS, *_BACKENDS)
-    + tuple(f + b for f in _FUNCTIONALITIES for b in _BACKENDS)
+    (
+        *_OTHER_KEYS,
+        *COMPOSITE_KEYS,
+        *_BACKENDS,
+        *(f + b for f in _FUNCTIONALITIES for b in _BACKENDS),
+    )
 )
 
 #: Keys that may hold structured kernels (``structured: True``).

@@ -60,7 +60,7 @@ class Module:
     #: Every function once, view families grouped, in the reference's order.
     grouped_views: tuple[ViewGrouped, ...] = ()
     #: Derivative information per function; filled by ``match-derivatives``.
-    autograd: AutogradTable = AutogradTable()
+    autograd: AutogradTable = attrs.field(factory=AutogradTable)
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
     # The name index is a plain attribute, not a field (hence no slots): the

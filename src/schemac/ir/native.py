@@ -94,7 +94,9 @@ class NativeFunction:
     #: True for entries a pass synthesised (out= / functional variants).
     generated: bool = False
     #: YAML key -> span of its value, for diagnostics about one field.
-    field_spans: tuple[tuple[str, Span], ...] = attrs.field(default=(), eq=False, hash=False, repr=False)
+    field_spans: tuple[tuple[str, Span], ...] = attrs.field(
+        default=(), eq=False, hash=False, repr=False
+    )
 
     @property
     def name(self) -> OperatorName:
