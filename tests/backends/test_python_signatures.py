@@ -354,3 +354,15 @@ def test_type_without_parser_form_is_an_input_error() -> None:
     (diagnostic,) = caught.value.diagnostics
     assert "__torch__.torch.classes.quantized.Packed" in diagnostic.message
     assert diagnostic.hint is not None and "argument type" in diagnostic.hint
+
+
+def test_unsized_list_with_a_scalar_default_is_an_input_error() -> None:
+    # The default is spelled by the ATen C++ API view, which has no form for it.
+    from schemac.diagnostics import InputError
+
+    bad = _fn("frob(Tensor self, int[] dims=3) -> Tensor")
+    with pytest.raises(InputError) as caught:
+        python_bindings(_module(bad))
+    (diagnostic,) = caught.value.diagnostics
+    assert "list default must be '[...]', got '3'" in diagnostic.message
+    assert diagnostic.hint is not None and "[0]" in diagnostic.hint

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from schemac.backends.aten.signatures.defaults import UnsupportedDefault
 from schemac.backends.python.deprecated import deprecated_signatures
 from schemac.backends.python.errors import (
     ReservedArgumentName,
@@ -120,7 +121,13 @@ class PythonBindings:
 
 
 #: Errors the signature views raise for schemas Python cannot express.
-SIGNATURE_ERRORS = (UnsupportedPythonType, ReservedArgumentName, UnnamedField, UnbindableOverload)
+SIGNATURE_ERRORS = (
+    UnsupportedPythonType,
+    ReservedArgumentName,
+    UnnamedField,
+    UnbindableOverload,
+    UnsupportedDefault,
+)
 
 
 #: What to suggest for each kind of unbindable operator.
@@ -132,6 +139,7 @@ _HINTS: dict[type[Exception], str] = {
         "Python bindings can return Tensor, a tuple of Tensors, Tensor[], Scalar, bool, "
         "int, float, ScalarType, QScheme, Stream or int[]; change the schema"
     ),
+    UnsupportedDefault: "write a list default as a list, e.g. [0]",
 }
 
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import attrs
 
+from schemac.backends.aten.signatures.defaults import cpp_default
 from schemac.backends.python.arguments import (
     PythonArgument,
     is_tensor_like,
     out_argument,
 )
-from schemac.backends.python.defaults import cpp_default, python_default
+from schemac.backends.python.defaults import python_default
 from schemac.backends.python.errors import ReservedArgumentName
 from schemac.ir.schema import Argument, FunctionSchema
 from schemac.ir.types import BaseTy, BaseType, OptionalType
@@ -120,7 +121,7 @@ def _options_default_init(schema: FunctionSchema, field: str) -> str | None:
     arg: Argument = getattr(options, field)
     if arg.default is None or arg.default == "None":
         return None
-    return cpp_default(arg.default, arg.type)
+    return cpp_default(arg.default, arg.type, symint=False)
 
 
 def wants_tensor_options(
