@@ -45,7 +45,7 @@ def build_schema_parser(*, strict: bool = False) -> Lark:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def schema_parser() -> Lark:
     """The LALR parser for schema strings, built once per process.
 
