@@ -15,9 +15,9 @@ at backward time: the operator bumped its version).  In-place and view
 operators redispatch below Autograd only, so the ADInplaceOrView kernel still
 bumps versions and records views; others skip that key too.
 
-Not generated (see docs/autograd.md): the debug-build aliasing checks, and
-per-element nodes of in-place foreach operators (those record a
-NotImplemented node, which fails at backward).
+In-place foreach operators that borrow a per-tensor operator's formulas
+build one node per tensor of ``self`` (``GraphRecording.per_element``).
+Not generated (see docs/autograd.md): the debug-build aliasing checks.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class KernelView:
     #: ``at::AutoDispatchBelowAutograd`` or ``...BelowADInplaceOrView``.
     guard: str
     graph: GraphRecording | None = None
-    #: out= operators with a formula somewhere refuse inputs that require grad.
+    #: out= operators refuse differentiable inputs and outputs that require grad.
     out_error: str | None = None
     out_error_args: tuple[str, ...] = ()
     forward: ForwardPlan = attrs.field(factory=ForwardPlan)
