@@ -5,7 +5,7 @@ on disk, in one process, alternating run by run so machine load hits both
 alike.  Four sides:
 
 * schemac end-to-end: load native_functions/tags/derivatives/deprecated, run
-  the pass pipeline, emit the ``python`` target and commit it to a temporary
+  the passes the python target needs, emit the ``python`` target and commit it to a temporary
   directory (exactly what ``schemac compile -t python`` does).
 * torchgen gen_autograd_python (cold): its module-level parse caches are
   cleared first, so it parses the YAML and loads derivatives.yaml every run
@@ -35,10 +35,12 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from schemac.backends.driver import compile_to_directory
+from schemac.backends.registry import required_facts
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
 from schemac.ir.module import Module
-from schemac.passes.manager import run_pipeline
+from schemac.passes.base import PassContext
+from schemac.passes.manager import PassManager
 
 if TYPE_CHECKING:
     from benchmarks import Inputs, Stage
@@ -58,7 +60,9 @@ def _clear_torchgen_caches() -> None:
 
 
 def _load(native: str, tags: str, derivatives: str, deprecated: str) -> Module:
-    return run_pipeline(load_module(native, tags, derivatives, deprecated)).module
+    # The passes `schemac compile -t python` runs: those its backends need.
+    passes = PassManager.for_requirements(required_facts(["python"]))
+    return passes.run(PassContext(), load_module(native, tags, derivatives, deprecated)).module
 
 
 def _schemac_full(
