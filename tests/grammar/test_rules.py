@@ -1,6 +1,6 @@
 """Every grammar rule has exactly one place that turns it into IR.
 
-A rule added to grammar/schema.lark without a handler in ``_ToIR`` would fall
+A rule added to grammar/schema.lark without a handler in ``ToIR`` would fall
 through to ``__default__``; these tests make that a test failure rather than a
 crash on the first schema that uses the rule.
 """
@@ -11,7 +11,7 @@ import pytest
 from lark import Tree
 
 from schemac.frontend.grammar import START_SYMBOLS, schema_parser
-from schemac.frontend.schema_parser import _ToIR
+from schemac.frontend.schema_transformer import ToIR
 
 
 def _tree_names() -> set[str]:
@@ -35,14 +35,14 @@ def test_the_grammar_has_the_rules_we_expect() -> None:
 
 @pytest.mark.parametrize("name", sorted(_tree_names()))
 def test_every_rule_has_a_handler(name: str) -> None:
-    handler = getattr(_ToIR, name, None)
-    assert callable(handler), f"grammar rule '{name}' has no _ToIR method"
-    assert handler is not _ToIR.__default__
+    handler = getattr(ToIR, name, None)
+    assert callable(handler), f"grammar rule '{name}' has no ToIR method"
+    assert handler is not ToIR.__default__
 
 
 def test_an_unknown_rule_is_an_error_not_a_silent_tree() -> None:
     with pytest.raises(Exception, match="no IR for grammar rule 'mystery'"):
-        _ToIR("<test>", 1, 1).transform(Tree("mystery", []))
+        ToIR("<test>", 1, 1).transform(Tree("mystery", []))
 
 
 def test_every_start_symbol_parses_its_piece() -> None:
