@@ -26,7 +26,6 @@ from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.cpp_api import has_symint
 from schemac.backends.aten.signatures.naming import cpp_name
 from schemac.backends.aten.signatures.type_map import returns_type
-from schemac.backends.python.arguments import PythonArgument
 from schemac.backends.python.errors import UnbindableOverload
 from schemac.backends.python.return_types import structseq_key
 from schemac.backends.python.signatures import PythonSignature
@@ -204,18 +203,16 @@ def _check_options_fields(sig: PythonSignature, function: NativeFunction) -> Non
 def dispatch_call(
     sig: PythonSignature, function: NativeFunction, structseq_names: dict[str, str]
 ) -> DispatchCall:
-    parsed: dict[str, str] = {}
-    arg_by_name: dict[str, PythonArgument] = {}
-    for index, arg in enumerate(sig.arguments()):
-        parsed[arg.name] = parsed_expression(index, arg)
-        arg_by_name[arg.name] = arg
-    index_of = {a.name: i for i, a in enumerate(sig.arguments())}
+    arguments = sig.arguments()
+    index_of = {a.name: i for i, a in enumerate(arguments)}
+    parsed = {a.name: parsed_expression(i, a) for i, a in enumerate(arguments)}
     takes_options = function.func.arguments.tensor_options is not None
     is_out = function.func.is_out_fn
 
     locals_: list[tuple[str, str]] = []
     bound: dict[str, str] = {}
-    for arg in sig.arguments(skip_tensor_options=True):
+    # The TensorOptions fields come last; they are bound through ``options``.
+    for arg in arguments[: len(arguments) - len(sig.tensor_options)]:
         if takes_options and arg.name == "self":
             locals_.append(("self", parsed[arg.name]))
             bound["self"] = "self"

@@ -9,11 +9,12 @@ not matter to PyTorch, which gathers all of them into one table.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections.abc import Iterator, Sequence
 
 import attrs
 
-from schemac.backends.aten.collector import collector_paused
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.python.autograd_nodes import NodeView, node_views
@@ -155,9 +156,27 @@ def autograd_node_files(module: Module, templates: Templates) -> Iterator[Genera
         yield GeneratedFile(_path(layout.shard_path(index)), text)
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while the views are built.
+
+    Building the views allocates tens of thousands of small frozen objects
+    while the whole module is alive, and every automatic full collection walks
+    all of them (measured: up to 40% of the emit time).  The views hold no
+    reference cycles, so pausing changes nothing but speed; the collector's
+    previous state is restored.  The pass manager does the same for passes.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def emit_python(module: Module) -> list[GeneratedFile]:
-    # Tens of thousands of small acyclic views; see schemac.backends.aten.collector.
-    with collector_paused():
+    with _collector_paused():
         return _emit_python(module)
 
 
