@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 import attrs
 
+from schemac.backends.aten.collector import module_frozen
 from schemac.backends.aten.headers import (
     dispatch_keys,
     functions,
@@ -121,7 +122,8 @@ class HeadersBackend:
     targets: tuple[str, ...] = ("headers",)
 
     def emit(self, module: Module, options: EmitOptions) -> tuple[GeneratedFile, ...]:
-        return emit_headers(module)
+        with module_frozen():
+            return emit_headers(module)
 
 
 BACKEND = HeadersBackend()

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
+from schemac.backends.aten.collector import module_frozen
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.signatures import dispatcher_signature
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
@@ -92,7 +93,8 @@ class OperatorsBackend:
     targets: tuple[str, ...] = ("headers",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        return tuple(operators_files(module, Templates(PACKAGE)))
+        with module_frozen():
+            return tuple(operators_files(module, Templates(PACKAGE)))
 
 
 BACKEND = OperatorsBackend()

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 
 import attrs
 
+from schemac.backends.aten.collector import module_frozen
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output.files import GeneratedFile
@@ -49,10 +50,15 @@ class RegistrationBackend:
     targets: tuple[str, ...] = tuple(TARGET_KEYS)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        # Emitted eagerly, so that the module is frozen for this call only.
         templates = Templates(PACKAGE)
         views = ViewTable()  # shared by the target's keys
-        for key in TARGET_KEYS[options.target]:
-            yield from register_key_files(module, key, templates, views)
+        with module_frozen():
+            return tuple(
+                file
+                for key in TARGET_KEYS[options.target]
+                for file in register_key_files(module, key, templates, views)
+            )
 
 
 BACKEND = RegistrationBackend()
