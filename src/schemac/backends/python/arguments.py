@@ -78,11 +78,14 @@ def parser_type(ty: Type) -> str:
     raise UnsupportedPythonType(str(ty))
 
 
+_TENSOR = BaseType(BaseTy.Tensor)
+
+
 def is_tensor_like(ty: Type) -> bool:
     """Tensor, Tensor?, Tensor[] and Tensor?[]: what counts as "a tensor input"."""
     while isinstance(ty, (OptionalType, ListType)):
         ty = ty.elem
-    return ty == BaseType(BaseTy.Tensor)
+    return ty == _TENSOR
 
 
 @attrs.frozen

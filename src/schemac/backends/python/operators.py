@@ -68,10 +68,12 @@ def is_bound(function: NativeFunction) -> bool:
     return str(function.func) not in SKIPPED_SCHEMAS
 
 
+_STORAGE = BaseType(BaseTy.Storage)
+
+
 def is_traceable(function: NativeFunction) -> bool:
     """Whether the JIT tracer can record a call (it cannot record Storage or non-Tensor results)."""
-    storage = BaseType(BaseTy.Storage)
-    if any(a.type == storage for a in function.func.arguments.flat_all):
+    if any(a.type == _STORAGE for a in function.func.arguments.flat_all):
         return False
     if not any(str(r.type).startswith("Tensor") for r in function.func.returns):
         return False
