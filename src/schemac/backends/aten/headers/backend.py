@@ -24,6 +24,7 @@ from schemac.backends.aten.headers import (
     tensor_body,
 )
 from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
+from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
@@ -69,8 +70,9 @@ def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
 
 
 def _per_key(r: _Renderer, module: Module, catalog: Catalog) -> Iterator[GeneratedFile]:
+    index = PlanIndex.of(module)
     for key in dispatch_keys.HEADER_KEYS:
-        umbrella, headers = dispatch_keys.key_headers(module, catalog, key)
+        umbrella, headers = dispatch_keys.key_headers(module, catalog, key, index)
         for header in headers:
             yield r.file(header.path, "dispatch.h.mako", header)
         yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)

@@ -17,7 +17,7 @@ import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.registrations.keys import key_traits
-from schemac.backends.aten.registrations.plan import plan_key
+from schemac.backends.aten.registrations.plan import PlanIndex, plan_key
 from schemac.ir.dispatch import CODEGEN_DISPATCH_KEYS
 from schemac.ir.module import Module
 
@@ -33,11 +33,16 @@ _WITH_HEADERS = frozenset(
 HEADER_KEYS: tuple[str, ...] = tuple(k for k in CODEGEN_DISPATCH_KEYS if k in _WITH_HEADERS)
 
 
-def declared_by_root(module: Module, catalog: Catalog, key: str) -> dict[str, list[Entry]]:
-    """Root name -> the functions ``at::<key>`` declares, in listing order."""
+def declared_by_root(
+    module: Module, catalog: Catalog, key: str, index: PlanIndex | None = None
+) -> dict[str, list[Entry]]:
+    """Root name -> the functions ``at::<key>`` declares, in listing order.
+
+    ``index``: the module's plan index, if the caller plans several keys.
+    """
     by_name = {e.name: e for e in catalog.entries}
     declared: dict[str, list[Entry]] = {}
-    for item in plan_key(module, key_traits(key)):
+    for item in plan_key(module, key_traits(key), index):
         declared.setdefault(item.root_name, []).extend(by_name[w.name] for w in item.wrappers)
     return declared
 
@@ -70,11 +75,11 @@ class KeyUmbrella:
 
 
 def key_headers(
-    module: Module, catalog: Catalog, key: str
+    module: Module, catalog: Catalog, key: str, index: PlanIndex | None = None
 ) -> tuple[KeyUmbrella, tuple[DispatchHeader, ...]]:
     headers = tuple(
         dispatch_header(root, entries, key)
-        for root, entries in declared_by_root(module, catalog, key).items()
+        for root, entries in declared_by_root(module, catalog, key, index).items()
     )
     umbrella = KeyUmbrella(key, key.lower(), tuple(sorted(h.path for h in headers)))
     return umbrella, headers

@@ -26,12 +26,11 @@ the conformance tests can count registrations without rendering C++.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import attrs
 
 from schemac.backends.aten.registrations.keys import KeyTraits
-from schemac.ir.groups import VariantGroup
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
@@ -81,76 +80,130 @@ class PlannedItem:
     wrappers: tuple[Wrapper, ...]
 
 
-def plan_key(module: Module, traits: KeyTraits) -> tuple[PlannedItem, ...]:
-    """The non-empty items of ``traits.key``'s registration file, in module order."""
+@attrs.frozen
+class _Member:
+    """A function of the grouped listing with what planning reads of it."""
+
+    function: NativeFunction
+    kind: SchemaKind
+    #: The resolved dispatch table (empty without a resolution).
+    kernels: Mapping[str, Kernel]
+    has_composite_kernel: bool
+
+
+@attrs.frozen
+class _Item:
+    """One grouped item: a variant group (``structured`` set from it) or a lone function."""
+
+    members: tuple[_Member, ...]
+    is_group: bool
+    structured: bool = False
+    functional: _Member | None = None
+    out: _Member | None = None
+
+
+@attrs.frozen
+class PlanIndex:
+    """The module's grouped listing with every function and dispatch table looked up once.
+
+    Planning a key walks every grouped item; looking the functions and their
+    resolutions up by ``OperatorName`` for each of the ~30 keys of a run cost
+    more than the planning itself.  Build it once per run with :meth:`of` and
+    pass it to every :func:`plan_key` of that module.
+    """
+
+    items: tuple[_Item, ...]
+
+    @classmethod
+    def of(cls, module: Module) -> PlanIndex:
+        members: dict[OperatorName, _Member] = {}
+        for f in module.functions:
+            resolution = module.resolutions.get(f.func.name)
+            members[f.func.name] = _Member(
+                function=f,
+                kind=f.func.kind(),
+                kernels={} if resolution is None else dict(resolution.dispatch),
+                has_composite_kernel=resolution is not None and resolution.has_composite_kernel,
+            )
+        items = []
+        for grouped in module.grouped_functions:
+            if isinstance(grouped, OperatorName):
+                found = members.get(grouped)
+                items.append(_Item(members=() if found is None else (found,), is_group=False))
+                continue
+            group_members = (members.get(name) for name in grouped.members())
+            items.append(
+                _Item(
+                    members=tuple(m for m in group_members if m is not None),
+                    is_group=True,
+                    structured=grouped.structured,
+                    functional=members.get(grouped.functional),
+                    out=members.get(grouped.out),
+                )
+            )
+        return cls(tuple(items))
+
+
+def plan_key(
+    module: Module, traits: KeyTraits, index: PlanIndex | None = None
+) -> tuple[PlannedItem, ...]:
+    """The non-empty items of ``traits.key``'s registration file, in module order.
+
+    ``index``: the module's :class:`PlanIndex`, if the caller plans several keys.
+    """
+    index = PlanIndex.of(module) if index is None else index
     items = []
-    for item in module.grouped_functions:
-        wrappers = tuple(_plan_item(module, item, traits))
+    for item in index.items:
+        wrappers = tuple(_plan_item(item, traits))
         if wrappers:
             items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers))
     return tuple(items)
 
 
-def _kernel(module: Module, f: NativeFunction, key: str) -> Kernel | None:
-    resolution = module.resolutions.get(f.func.name)
-    return None if resolution is None else resolution.dispatch.get(key)
-
-
-def _members(module: Module, group: VariantGroup) -> tuple[NativeFunction, ...]:
-    found = (module.find_function(name) for name in group.members())
-    return tuple(f for f in found if f is not None)
-
-
-def _plan_item(
-    module: Module, item: VariantGroup | OperatorName, traits: KeyTraits
-) -> Iterator[Wrapper]:
-    if isinstance(item, OperatorName):
-        f = module.find_function(item)
-        if f is not None:
-            yield from _plain(module, f, traits)
+def _plan_item(item: _Item, traits: KeyTraits) -> Iterator[Wrapper]:
+    if not item.is_group:
+        for member in item.members:
+            yield from _plain(member, traits)
         return
-    members = _members(module, item)
-    functional, out = module.find_function(item.functional), module.find_function(item.out)
+    functional, out = item.functional, item.out
     if item.structured and functional is not None and out is not None:
-        structured = _structured_group(module, functional, out, traits)
+        structured = _structured_group(functional, out, traits)
         if structured is not None:
-            for f in members:
-                if traits.is_composite_non_functional and f.func.kind() is SchemaKind.out:
+            for m in item.members:
+                if traits.is_composite_non_functional and m.kind is SchemaKind.out:
                     continue  # the out= kernel is what a backend implements
-                own = _kernel(module, f, traits.key)
-                yield Wrapper(f, WrapperKind.STRUCTURED, kernel=own, structured=structured)
+                own = m.kernels.get(traits.key)
+                yield Wrapper(m.function, WrapperKind.STRUCTURED, kernel=own, structured=structured)
             return
-    for f in members:
-        yield from _plain(module, f, traits)
+    for m in item.members:
+        yield from _plain(m, traits)
 
 
 def _structured_group(
-    module: Module, functional: NativeFunction, out: NativeFunction, traits: KeyTraits
+    functional: _Member, out: _Member, traits: KeyTraits
 ) -> StructuredGroup | None:
     if traits.is_meta or traits.is_composite_non_functional:
-        return StructuredGroup(functional, out, None)
-    kernel = _kernel(module, out, traits.key)
+        return StructuredGroup(functional.function, out.function, None)
+    kernel = out.kernels.get(traits.key)
     if kernel is None or not kernel.structured:
         return None
-    return StructuredGroup(functional, out, kernel)
+    return StructuredGroup(functional.function, out.function, kernel)
 
 
-def _plain(module: Module, f: NativeFunction, traits: KeyTraits) -> Iterator[Wrapper]:
-    if f.manual_kernel_registration:
+def _plain(m: _Member, traits: KeyTraits) -> Iterator[Wrapper]:
+    if m.function.manual_kernel_registration:
         return
-    kernel = _kernel(module, f, traits.key)
+    kernel = m.kernels.get(traits.key)
     if kernel is not None:
-        yield Wrapper(f, WrapperKind.KERNEL, kernel=kernel)
-    elif traits.is_meta and _needs_inplace_meta_stub(module, f):
-        yield Wrapper(f, WrapperKind.INPLACE_META)
+        yield Wrapper(m.function, WrapperKind.KERNEL, kernel=kernel)
+    elif traits.is_meta and _needs_inplace_meta_stub(m):
+        yield Wrapper(m.function, WrapperKind.INPLACE_META)
 
 
-def _needs_inplace_meta_stub(module: Module, f: NativeFunction) -> bool:
-    resolution = module.resolutions.get(f.func.name)
-    has_composite = resolution is not None and resolution.has_composite_kernel
+def _needs_inplace_meta_stub(m: _Member) -> bool:
     return (
-        f.func.kind() is SchemaKind.inplace
-        and not has_composite
+        m.kind is SchemaKind.inplace
+        and not m.has_composite_kernel
         # A stub cannot check a list of tensors in place.
-        and len(f.func.returns) == 1
+        and len(m.function.func.returns) == 1
     )

@@ -26,7 +26,13 @@ import attrs
 
 from schemac.backends.aten.registrations.helpers import helper_functions
 from schemac.backends.aten.registrations.keys import KeyTraits, key_traits
-from schemac.backends.aten.registrations.plan import PlannedItem, Wrapper, WrapperKind, plan_key
+from schemac.backends.aten.registrations.plan import (
+    PlanIndex,
+    PlannedItem,
+    Wrapper,
+    WrapperKind,
+    plan_key,
+)
 from schemac.backends.aten.registrations.structured import structured_wrapper_definition
 from schemac.backends.aten.registrations.wrappers import (
     direct_call_functions,
@@ -145,15 +151,20 @@ def _item_texts(
 
 
 def register_key_files(
-    module: Module, key: str, templates: Templates, views: ViewTable | None = None
+    module: Module,
+    key: str,
+    templates: Templates,
+    views: ViewTable | None = None,
+    index: PlanIndex | None = None,
 ) -> Iterator[GeneratedFile]:
     """The shards and the Everything file of ``key`` (empty files if it has no kernels).
 
-    ``views``: the run's view table, if the caller shares one between keys.
+    ``views`` and ``index``: the run's view table and plan index, if the
+    caller shares them between keys.
     """
     views = ViewTable() if views is None else views
     traits = key_traits(key)
-    items = plan_key(module, traits)
+    items = plan_key(module, traits, index)
     sources = (module.sources.native_functions,)
     # Under selective build, operators kept only as dependencies of selected
     # ones keep their wrappers (direct calls use them) but are not registered.
@@ -163,11 +174,11 @@ def register_key_files(
     texts = _item_texts(items, traits, registered, views)
     helpers = helper_functions(traits)
     shards = sharded(items, lambda item: item.root_name, files.num_shards)
-    for index, shard in enumerate(shards):
-        note = f", shard {index + 1} of {files.num_shards}"
+    for number, shard in enumerate(shards):
+        note = f", shard {number + 1} of {files.num_shards}"
         view = _file_view(shard, texts, traits, helpers, note)
         yield GeneratedFile(
-            files.shard_path(index), templates.render(TEMPLATE, view, sources=sources)
+            files.shard_path(number), templates.render(TEMPLATE, view, sources=sources)
         )
     everything = templates.render(
         TEMPLATE, _file_view(items, texts, traits, helpers, ""), sources=sources

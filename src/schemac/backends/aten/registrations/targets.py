@@ -14,6 +14,7 @@ from collections.abc import Iterable
 import attrs
 
 from schemac.backends.aten.collector import module_frozen
+from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output.files import GeneratedFile
@@ -52,12 +53,13 @@ class RegistrationBackend:
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         # Emitted eagerly, so that the module is frozen for this call only.
         templates = Templates(PACKAGE)
-        views = ViewTable()  # shared by the target's keys
         with module_frozen():
+            views = ViewTable()  # shared by the target's keys
+            index = PlanIndex.of(module)
             return tuple(
                 file
                 for key in TARGET_KEYS[options.target]
-                for file in register_key_files(module, key, templates, views)
+                for file in register_key_files(module, key, templates, views, index)
             )
 
 
