@@ -18,7 +18,7 @@ import attrs
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
-from schemac.backends.registry import EmitOptions, backends_for
+from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.diagnostics import InputError
 from schemac.ir.module import Module
 
@@ -38,9 +38,10 @@ def emit_targets(
     if problems:
         raise InputError(problems)
     output = OutputSet()
+    memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target)
+        options = EmitOptions(target=target, memo=memo)
         for entry in backends_for(target):
             backend = entry.load()
             for file in backend.emit(module, options):

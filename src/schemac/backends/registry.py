@@ -17,8 +17,8 @@ imports and that the loaded backend's name and targets match its entry.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable
-from typing import Protocol
+from collections.abc import Callable, Iterable
+from typing import Protocol, TypeVar, cast
 
 import attrs
 
@@ -60,12 +60,37 @@ TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
 ALL = "all"
 
 
+T = TypeVar("T")
+
+
+class RunMemo:
+    """Values derived from the module that the backends of several targets need.
+
+    The driver makes one per run and hands it to every ``emit`` call of that
+    run (one module), so a value such as a table of signature views is
+    computed by the first backend that asks and reused by the others.  An
+    entry must be a pure function of the module: dropping the memo changes
+    nothing but speed.  Never module-level state.
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[str, object] = {}
+
+    def get(self, name: str, make: Callable[[], T]) -> T:
+        """The value called ``name``, made by ``make()`` on first use."""
+        if name not in self._values:
+            self._values[name] = make()
+        return cast(T, self._values[name])
+
+
 @attrs.frozen
 class EmitOptions:
     """What one ``emit`` call is asked for; the driver makes one per target."""
 
     #: The target being emitted (one of the backend's ``targets``).
     target: str
+    #: Shared by every emit call of one run; a fresh one by default.
+    memo: RunMemo = attrs.field(factory=RunMemo, eq=False, repr=False)
 
 
 class Backend(Protocol):

@@ -25,6 +25,7 @@ from schemac.backends.aten.headers import (
 )
 from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
 from schemac.backends.aten.registrations.plan import PlanIndex
+from schemac.backends.aten.run_state import AtenRunState, aten_run_state
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
@@ -69,8 +70,9 @@ def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
             yield r.file(f"{OPS_DIR}/{root}_meta.h", "meta.h.mako", meta, family)
 
 
-def _per_key(r: _Renderer, module: Module, catalog: Catalog) -> Iterator[GeneratedFile]:
-    index = PlanIndex.of(module)
+def _per_key(
+    r: _Renderer, module: Module, catalog: Catalog, index: PlanIndex
+) -> Iterator[GeneratedFile]:
     for key in dispatch_keys.HEADER_KEYS:
         umbrella, headers = dispatch_keys.key_headers(module, catalog, key, index)
         for header in headers:
@@ -107,12 +109,14 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
         )
 
 
-def emit_headers(module: Module) -> tuple[GeneratedFile, ...]:
-    catalog = build_catalog(module)
+def emit_headers(module: Module, state: AtenRunState | None = None) -> tuple[GeneratedFile, ...]:
+    """``state``: the run's shared views and plan index, if other targets share them."""
+    state = AtenRunState.of(module) if state is None else state
+    catalog = build_catalog(module, state.views)
     renderer = _Renderer(Templates(__package__ or ""), module_sources(module))
     return (
         *_per_operator(renderer, catalog),
-        *_per_key(renderer, module, catalog),
+        *_per_key(renderer, module, catalog, state.plan),
         *_umbrellas(renderer, catalog),
     )
 
@@ -125,7 +129,7 @@ class HeadersBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> tuple[GeneratedFile, ...]:
         with module_frozen():
-            return emit_headers(module)
+            return emit_headers(module, aten_run_state(module, options))
 
 
 BACKEND = HeadersBackend()

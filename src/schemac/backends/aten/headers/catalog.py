@@ -22,11 +22,11 @@ from schemac.backends.aten.signatures import (
     CppSignatureGroup,
     DispatcherSignature,
     cpp_signature_group,
-    dispatcher_signature,
     has_symint,
 )
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
-from schemac.backends.aten.signatures.structured import StructuredMeta, structured_meta
+from schemac.backends.aten.signatures.structured import StructuredMeta
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.ir.groups import VariantGroup
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
@@ -74,9 +74,9 @@ class Entry:
         return self.resolution.dispatch.get(key)
 
 
-def _entry(fn: NativeFunction, resolution: Resolution) -> Entry:
+def _entry(fn: NativeFunction, resolution: Resolution, views: ViewTable) -> Entry:
     is_method = Variant.method in fn.variants
-    direct = cpp_signature_group(fn)
+    direct = views.cpp_group(fn)
     return Entry(
         fn=fn,
         resolution=resolution,
@@ -89,7 +89,7 @@ def _entry(fn: NativeFunction, resolution: Resolution) -> Entry:
             if is_method
             else None
         ),
-        dispatcher=dispatcher_signature(fn),
+        dispatcher=views.dispatcher(fn),
         struct_name=unambiguous_name(fn.func),
         schema=str(fn.func),
     )
@@ -150,8 +150,12 @@ class Catalog:
     entries: tuple[Entry, ...]
 
 
-def build_catalog(module: Module) -> Catalog:
-    entries = {f.func.name: _entry(f, module.resolution(f.func.name)) for f in module.functions}
+def build_catalog(module: Module, views: ViewTable | None = None) -> Catalog:
+    """``views``: the run's view table, if other emitters share it."""
+    views = ViewTable() if views is None else views
+    entries = {
+        f.func.name: _entry(f, module.resolution(f.func.name), views) for f in module.functions
+    }
 
     def item(grouped: VariantGroup | OperatorName) -> Item:
         if not isinstance(grouped, VariantGroup):
@@ -162,7 +166,7 @@ def build_catalog(module: Module) -> Catalog:
             inplace=None if grouped.inplace is None else entries[grouped.inplace],
             mutable=None if grouped.mutable is None else entries[grouped.mutable],
             meta=(
-                structured_meta(entries[grouped.functional].fn.func, entries[grouped.out].fn)
+                views.structured_meta(entries[grouped.functional].fn, entries[grouped.out].fn)
                 if grouped.structured
                 else None
             ),

@@ -20,8 +20,9 @@ import attrs
 
 from schemac.backends.aten.collector import module_frozen
 from schemac.backends.aten.registrations.cpp import block, call
-from schemac.backends.aten.signatures import dispatcher_signature
+from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates
@@ -39,10 +40,10 @@ class OperatorsFileView:
     definitions: tuple[str, ...]
 
 
-def operator_definitions(f: NativeFunction) -> str:
+def operator_definitions(f: NativeFunction, views: ViewTable) -> str:
     """The handle factory, ``call`` and ``redispatch`` of one operator."""
     name = unambiguous_name(f.func)
-    sig = dispatcher_signature(f)
+    sig = views.dispatcher(f)
     factory = f"create_{name}_typed_handle"
     schema_comment = f"// {f.namespace}::{f.func}"
     lookup = block(
@@ -64,24 +65,31 @@ def operator_definitions(f: NativeFunction) -> str:
     return "\n".join([schema_comment, lookup, call_defn, redispatch_defn])
 
 
-def _view(functions: Iterable[NativeFunction], note: str) -> OperatorsFileView:
+def _view(
+    functions: Iterable[NativeFunction], definitions: dict[int, str], note: str
+) -> OperatorsFileView:
+    """``definitions``: each function's text, by the function's identity."""
     functions = tuple(functions)
     headers = sorted({f"ATen/ops/{root_name(f.func)}_ops.h" for f in functions})
-    return OperatorsFileView(
-        note, tuple(headers), tuple(operator_definitions(f) for f in functions)
-    )
+    return OperatorsFileView(note, tuple(headers), tuple(definitions[id(f)] for f in functions))
 
 
-def operators_files(module: Module, templates: Templates) -> Iterator[GeneratedFile]:
+def operators_files(
+    module: Module, templates: Templates, views: ViewTable | None = None
+) -> Iterator[GeneratedFile]:
+    """``views``: the run's view table, if other emitters share it."""
+    views = ViewTable() if views is None else views
     files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
     sources = (module.sources.native_functions,)
+    # Printed once each; a function's shard and the Everything file share the text.
+    definitions = {id(f): operator_definitions(f, views) for f in module.functions}
     shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)
     for index, shard in enumerate(shards):
-        view = _view(shard, f", shard {index + 1} of {NUM_SHARDS}")
+        view = _view(shard, definitions, f", shard {index + 1} of {NUM_SHARDS}")
         text = templates.render("Operators.cpp.mako", view, sources=sources)
         yield GeneratedFile(files.shard_path(index), text)
     everything = templates.render(
-        "Operators.cpp.mako", _view(module.functions, ""), sources=sources
+        "Operators.cpp.mako", _view(module.functions, definitions, ""), sources=sources
     )
     yield GeneratedFile(files.everything_path, everything)
 
@@ -94,7 +102,8 @@ class OperatorsBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         with module_frozen():
-            return tuple(operators_files(module, Templates(PACKAGE)))
+            views = aten_run_state(module, options).views
+            return tuple(operators_files(module, Templates(PACKAGE), views))
 
 
 BACKEND = OperatorsBackend()

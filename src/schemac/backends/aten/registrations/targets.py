@@ -14,9 +14,8 @@ from collections.abc import Iterable
 import attrs
 
 from schemac.backends.aten.collector import module_frozen
-from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
-from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates
@@ -54,12 +53,11 @@ class RegistrationBackend:
         # Emitted eagerly, so that the module is frozen for this call only.
         templates = Templates(PACKAGE)
         with module_frozen():
-            views = ViewTable()  # shared by the target's keys
-            index = PlanIndex.of(module)
+            state = aten_run_state(module, options)
             return tuple(
                 file
                 for key in TARGET_KEYS[options.target]
-                for file in register_key_files(module, key, templates, views, index)
+                for file in register_key_files(module, key, templates, state.views, state.plan)
             )
 
 
