@@ -11,6 +11,7 @@ from schemac.backends.registry import BACKENDS, TARGET_NAMES, backends_for, requ
 from schemac.cli import main
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.frontend.loader import load_module
+from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager, PipelineError, run_pipeline
@@ -89,3 +90,19 @@ def test_compile_cli_times_only_the_needed_passes(tmp_path: Path, capsys) -> Non
     assert code == 0
     err = capsys.readouterr().err
     assert "check-structured" in err and "match-derivatives" not in err
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("target", ["schema", "python", "autograd"])
+def test_torch_outputs_match_the_whole_pipeline(
+    target: str, torch_paths: TorchYamlPaths, schemac_module: Module
+) -> None:
+    module = load_module(
+        torch_paths.native_functions,
+        torch_paths.tags,
+        torch_paths.derivatives,
+        torch_paths.deprecated,
+    )
+    needed = PassManager.for_requirements(required_facts([target])).run(PassContext(), module)
+    assert "group-variants" not in needed.ran
+    assert emit_targets(needed.module, [target]) == emit_targets(schemac_module, [target])
