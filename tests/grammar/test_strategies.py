@@ -49,10 +49,13 @@ FEATURES = {
 
 
 def test_valid_generator_reaches_every_feature() -> None:
+    # Which examples a derandomized run draws still depends on the Hypothesis
+    # version and its settings profile, so the budget is several times what
+    # any run here needed to see every feature (about 400).
     seen: set[str] = set()
 
     @settings(
-        max_examples=400,
+        max_examples=1500,
         derandomize=True,
         database=None,
         deadline=None,
