@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import attrs
 
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault
+from schemac.backends.autograd.policy import DONT_RECORD_TRACE
 from schemac.backends.python.deprecated import deprecated_signatures
 from schemac.backends.python.errors import (
     ReservedArgumentName,
@@ -36,24 +37,9 @@ from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.types import BaseTy, BaseType
 
-#: Operators the tracer records through their parts, never as themselves
-#: (PyTorch's tools/autograd/gen_trace_type.py, DONT_RECORD_TRACE).
-UNTRACED_OPERATORS = frozenset(
-    {
-        "convolution",
-        "conv1d",
-        "conv2d",
-        "conv3d",
-        "conv_transpose1d",
-        "conv_transpose2d",
-        "conv_transpose3d",
-        "lstm_cell",
-        "gru_cell",
-        "rnn_tanh_cell",
-        "rnn_relu_cell",
-        "_coalesced",
-    }
-)
+#: Operators the tracer records through their parts, never as themselves; the
+#: autograd backend's tracer kernels follow the same list.
+UNTRACED_OPERATORS = DONT_RECORD_TRACE
 
 
 def is_bound(function: NativeFunction) -> bool:
