@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
@@ -170,6 +171,8 @@ def commit(
     staging = Path(tempfile.mkdtemp(prefix=f".{absolute.name}.schemac-", dir=absolute.parent))
     try:
         staged = _stage(staging, to_write, manifest if manifest_changed else None)
+        if first_compile and _move_whole(staging, out_dir):
+            return report
         out_dir.mkdir(parents=True, exist_ok=True)
         # Stale files go first: a new file may take the place of a directory
         # that only stale files kept alive (``a/b.h`` before, ``a`` now).
@@ -201,6 +204,27 @@ def _stage(
             stream.write(data)
         staged.append((relative, path))
     return staged
+
+
+def _move_whole(staging: Path, out_dir: Path) -> bool:
+    """A first compile: OUT takes the whole staged tree in one rename.
+
+    One rename instead of one per file (thousands), and more atomic still: a
+    reader sees an empty OUT or all of it.  POSIX renames a directory onto an
+    empty one; where that fails, False sends the caller to the per-file moves
+    into the OUT made here.  The staging directory is private (0700), so it
+    first takes the mode a plain mkdir gave OUT.
+    """
+    try:
+        out_dir.mkdir(parents=True)
+    except FileExistsError:
+        return False
+    try:
+        staging.chmod(stat.S_IMODE(out_dir.stat().st_mode))
+        os.replace(staging, out_dir)
+    except OSError:
+        return False
+    return True
 
 
 def _make_parent(path: Path, made: set[Path]) -> None:
