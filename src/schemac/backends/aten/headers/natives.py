@@ -110,7 +110,13 @@ def kernel_declarations(
     by_namespace: dict[str, dict[Declaration, None]] = {}
     printed: _Printed = {}
     for item in items:
+        # Only keys some member has a kernel for can declare anything; most
+        # functions have a kernel for two or three of the forty-odd keys.
+        members = (item,) if isinstance(item, Entry) else tuple(item.members())
+        present = {key for m in members for key in m.resolution.dispatch}
         for key in keys:
+            if key not in present:
+                continue
             for namespace, decl in _declarations(item, key, printed):
                 by_namespace.setdefault(namespace, {})[decl] = None
     return tuple(NamespaceDecls(ns, tuple(decls)) for ns, decls in by_namespace.items())
