@@ -132,6 +132,8 @@ class GenerateVariants(Pass):
         sink.raise_if_any(PassError)
         if not new:
             return module
+        _report_name_clashes(module, new, sink)
+        sink.raise_if_any(PassError)
         return attrs.evolve(
             module,
             functions=module.functions + tuple(f for f, _ in new),
@@ -192,6 +194,27 @@ class GenerateVariants(Pass):
             schema = _build(functional_variant_schema, source, "functional", sink)
             if schema is not None:
                 new.append(_synthesise(source, schema, module))
+
+
+def _report_name_clashes(
+    module: Module, new: list[tuple[NativeFunction, Resolution]], sink: DiagnosticSink
+) -> None:
+    """A synthesised variant may not take the name of an operator outside its family.
+
+    That happens when the written operator's signature differs from its
+    siblings' (so it is not in their family): the pass would add a second
+    operator of the same name, which no later stage can tell apart.
+    """
+    taken = {f.name: f for f in module.functions}
+    for function, _ in new:
+        clash = taken.setdefault(function.name, function)
+        if clash is not function:
+            sink.error(
+                clash.span_of("func"),
+                f"'{function.name}' is not in the family of its namesakes (its signature "
+                f"differs), so the variant they need would be a second '{function.name}'",
+                "give it the same arguments as its in-place/out= variants, or rename it",
+            )
 
 
 def _build(

@@ -1,0 +1,438 @@
+"""Input the front end accepts never crashes a pass or a backend of ``compile -t all``.
+
+The front end's own fuzz test (tests/frontend/test_fuzz_loader.py) damages
+bytes and checks ``load_module``; this one makes *meaningful* edits to the
+toyops YAML (a type swapped, a default in another literal form, an entry
+dropped or duplicated, a delegate removed, a kernel named ``template``, a
+string default full of quotes and backslashes, ...) that keep it loadable, so
+the edit reaches the passes and every backend.  Each mutant is compiled
+in-process with ``schemac.cli.main`` into a directory that already holds a
+good compile, and:
+
+* the exit code is 0 or 1, nothing escapes ``main``, no traceback on stderr;
+* exit 1 prints at least one ``file:line:col: error:`` line and leaves the
+  directory byte-identical;
+* exit 0 leaves every file the manifest lists on disk.
+
+Mutants are seeded (seed ``i`` of the run), so a failure names its seed and
+reproduces.  SCHEMAC_ROBUSTNESS_EXAMPLES sets how many (default 40, about
+15 s); the slow test also compiles a few exit-0 mutants' registrations with
+``g++ -fsyntax-only``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import random
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from schemac.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+TOYOPS = ROOT / "examples" / "toyops"
+EXAMPLES = int(os.environ.get("SCHEMAC_ROBUSTNESS_EXAMPLES", "40"))
+_POSITIONED = re.compile(r"^[^\s:][^:]*:\d+:\d+: error: ", re.MULTILINE)
+
+Entries = list[dict[str, Any]]
+
+# -- the vocabulary of odd but plausible text ------------------------------------------------------
+_TYPES = [
+    "Tensor", "Tensor?", "Tensor[]", "Tensor?[]", "int", "int?", "int[]", "int[2]", "int[1]?",
+    "SymInt", "SymInt[]", "SymInt[2]", "float", "float?", "float[]", "bool", "bool?", "bool[3]",
+    "Scalar", "Scalar?", "Scalar[]", "str", "str?", "str[]", "ScalarType", "ScalarType?",
+    "Layout?", "Device?", "MemoryFormat?", "Generator?", "Dimname", "Dimname[]", "Storage",
+    "Stream", "Tensor(a)", "Tensor(a!)", "Tensor(b!)?", "Tensor(a -> *)", "Tensor(a!)[]",
+    "int[3]?", "SymInt[1]",
+]  # fmt: skip
+_DEFAULTS = [
+    "None", "0", "-1", "3", "1.5", "-0.25", "1e-3", "True", "False", "[]", "[0, 1]", "[1,2,3]",
+    "1", '"sum"', "'single'", '"a\\"b"', '"back\\\\slash"', '"tab\\tnew\\nline"', '"\\u00e9"',
+    '"é✓"', '""', "contiguous_format", "long", "float", "Mean", "inf", "-inf", "nan",
+    "at::kLong", "0x10", "[None]", "[True, False]",
+]  # fmt: skip
+_NAMES = [
+    "template", "class", "default", "int", "namespace", "delete", "new", "operator", "not",
+    "and", "self", "out", "result", "grad", "x" * 300, "a" + "_b" * 120, "_", "__x__",
+    "Camel", "ALLCAPS", "scale", "blend", "total", "name2", "é", "a.b", "a-b", "A1_", "std",
+    "at", "c10", "native", "TORCH_API", "main", "NULL", "nullptr", "true", "auto", "Tensor",
+]  # fmt: skip
+_KERNELS = [
+    "template", "class", "x" * 300, "ker_\u00e9", 'ker"nel', "ker\\nel", "a::b", "::lead",
+    "trail::", "at::native::k", "k k", "k;", "k()", "1abc", "_k", "__k", "std::abs", "Tensor",
+    "operator+", "k<int>", "k\n", "scale_out", "blend_cpu", "",
+]  # fmt: skip
+_KEYS = [
+    "CPU", "CUDA", "Meta", "MPS", "SparseCPU", "QuantizedCPU", "CompositeImplicitAutograd",
+    "CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional", "Autograd",
+    "AutogradCPU", "Foo", "cpu", "XLA", "NestedTensorCPU", "MkldnnCPU", "ZeroTensor", "Undefined",
+    "CPU, CUDA", "CPU,CPU", "SparseCsrCPU", "Lazy", "PrivateUse1", "FuncTorchBatched",
+]  # fmt: skip
+_FORMULA_WORDS = [
+    "grad", "gard", "self", "other", "result", "weight", "factor", "dim", "grads[0]", "grads[7]",
+    "self_t", "other_t", "result_p", "nope", "out", "template", "retain_variables", "self.sizes()",
+    "grad.conj()", "at::zeros_like(self)", '"str\\"ing"', "wrapped_scalar_tensor(factor)",
+]  # fmt: skip
+_FORMULA_KEYS = [
+    "self", "other", "result", "factor", "grad", "out", "self, other", "output_differentiability",
+    "dispatch",
+]  # fmt: skip
+_FLAG_VALUES: list[Any] = [True, False, "True", None, 1, "maybe", [], ["x"], {"a": 1}, "scale.out"]
+_FLAG_KEYS = [
+    "structured", "structured_delegate", "structured_inherits", "device_guard", "device_check",
+    "manual_cpp_binding", "python_module", "variants", "tags", "cpp_no_default_args",
+    "category_override", "manual_kernel_registration", "use_const_ref_for_mutable_tensors",
+    "autogen", "precomputed", "ufunc_inner_loop", "has_composite_implicit_autograd_kernel",
+]  # fmt: skip
+
+#: A type in a schema: after '(' or ', ', before ' name'.
+_TYPE_RE = r"(?:(?<=\()|(?<=, ))[A-Za-z]\w*(?:\([^)]*\))?(?:\[\d*\])?\??(?= \w)"
+_FUNC = re.compile(r"^(?:(?P<ns>\w+)::)?(?P<name>[^(]+)\((?P<args>.*)\) -> (?P<rets>.*)$")
+
+
+def _split_func(func: str) -> tuple[str, str, str, str] | None:
+    match = _FUNC.match(func)
+    if match is None:
+        return None
+    return match["ns"] or "", match["name"], match["args"], match["rets"]
+
+
+def _join_func(ns: str, name: str, args: str, rets: str) -> str:
+    return f"{ns + '::' if ns else ''}{name}({args}) -> {rets}"
+
+
+def _sub_random(
+    pattern: str, text: str, rng: random.Random, repl: Callable[[re.Match[str]], str]
+) -> str:
+    """``text`` with one randomly chosen match of ``pattern`` replaced."""
+    matches = list(re.finditer(pattern, text))
+    if not matches:
+        return text
+    m = rng.choice(matches)
+    return text[: m.start()] + repl(m) + text[m.end() :]
+
+
+# -- mutations: each edits the parsed YAML (native entries, derivative entries) in place -----------
+def _pick(entries: Entries, rng: random.Random, key: str = "func") -> dict[str, Any] | None:
+    having = [e for e in entries if isinstance(e, dict) and key in e]
+    return rng.choice(having) if having else None
+
+
+def _change_type(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entries = rng.choice([native, native, derivs])
+    key = "func" if entries is native else "name"
+    entry = _pick(entries, rng, key)
+    if entry is None:
+        return
+    entry[key] = _sub_random(_TYPE_RE, str(entry[key]), rng, lambda m: rng.choice(_TYPES))
+
+
+def _change_default(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entries = rng.choice([native, native, derivs])
+    key = "func" if entries is native else "name"
+    entry = _pick(entries, rng, key)
+    if entry is None:
+        return
+    text = str(entry[key])
+    if "=" in text and rng.random() < 0.8:
+        entry[key] = _sub_random(r"=[^,)]+", text, rng, lambda m: "=" + rng.choice(_DEFAULTS))
+    else:  # give a parameter without a default one
+        entry[key] = _sub_random(
+            r"(?<=[\w\]?)]) (\w+)(?=[,)])", text, rng,
+            lambda m: f" {m[1]}={rng.choice(_DEFAULTS)}",
+        )  # fmt: skip
+
+
+def _drop_entry(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entries = rng.choice([native, native, derivs])
+    if entries:
+        del entries[rng.randrange(len(entries))]
+
+
+def _duplicate_entry(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entries = rng.choice([native, native, derivs])
+    if entries:
+        at = rng.randrange(len(entries))
+        entries.insert(rng.randrange(len(entries) + 1), dict(entries[at]))
+
+
+def _rename(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entries = rng.choice([native, native, native, derivs])
+    key = "func" if entries is native else "name"
+    entry = _pick(entries, rng, key)
+    if entry is None:
+        return
+    parts = _split_func(str(entry[key]))
+    if parts is None:
+        return
+    ns, name, args, rets = parts
+    base, _, overload = name.partition(".")
+    new = rng.choice(_NAMES)
+    choice = rng.randrange(4)
+    if choice == 0:
+        base = new
+    elif choice == 1:
+        overload = new
+    elif choice == 2:
+        base = base + "_" if not base.endswith("_") else base[:-1]  # in-place <-> functional
+    else:
+        overload = ""
+    entry[key] = _join_func(ns, base + ("." + overload if overload else ""), args, rets)
+
+
+def _rename_argument(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entries = rng.choice([native, derivs])
+    key = "func" if entries is native else "name"
+    entry = _pick(entries, rng, key)
+    if entry is None:
+        return
+    new = rng.choice(_NAMES)
+    entry[key] = _sub_random(
+        r"(?<=[\w\]?)]) \w+(?=[=,)])", str(entry[key]), rng, lambda m: " " + new
+    )
+
+
+def _flip_flag(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entry = _pick(native, rng)
+    if entry is None:
+        return
+    key = rng.choice(_FLAG_KEYS)
+    if key in entry and rng.random() < 0.5:
+        del entry[key]
+        return
+    if key in ("structured_delegate", "autogen"):
+        names = [str(e["func"]).split("(")[0].split("::")[-1] for e in native if "func" in e]
+        entry[key] = rng.choice([*names, "nonexistent.out", "scale.nonexistent", "scale", ""])
+    elif key == "structured_inherits":
+        entry[key] = rng.choice(["TensorIteratorBase", "at::Base", "template", "a b", "Q::"])
+    else:
+        entry[key] = rng.choice(_FLAG_VALUES)
+
+
+def _autogen_missing(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entry = _pick(native, rng)
+    if entry is None:
+        return
+    base = str(entry["func"]).split("(")[0].split("::")[-1].split(".")[0]
+    entry["autogen"] = rng.choice(
+        [f"{base}.out", f"{base}.nope", f"{base}_functional", "other.out",
+         f"{base}.out, {base}.out", f"{base}.template", f"{base}_.out"]
+    )  # fmt: skip
+
+
+def _drop_delegate_target(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    delegates = {str(e["structured_delegate"]) for e in native if "structured_delegate" in e}
+    if not delegates:
+        return
+    target = rng.choice(sorted(delegates))
+    native[:] = [
+        e for e in native if not str(e.get("func", "")).split("(")[0].endswith("::" + target)
+    ]
+
+
+def _change_dispatch(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entry = _pick(native, rng)
+    if entry is None:
+        return
+    dispatch = entry.get("dispatch")
+    if not isinstance(dispatch, dict) or not dispatch or rng.random() < 0.2:
+        entry["dispatch"] = {rng.choice(_KEYS): rng.choice(_KERNELS)}
+        return
+    key = rng.choice(list(dispatch))
+    if rng.random() < 0.5:
+        dispatch[key] = rng.choice(_KERNELS)
+    else:
+        dispatch[rng.choice(_KEYS)] = dispatch.pop(key)
+
+
+def _change_formula(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entry = _pick(derivs, rng, "name")
+    if entry is None:
+        return
+    keys = [k for k in entry if k != "name"]
+    if not keys or rng.random() < 0.2:
+        entry[rng.choice(_FORMULA_KEYS)] = rng.choice(_FORMULA_WORDS)
+        return
+    key = rng.choice(keys)
+    value = entry[key]
+    if not isinstance(value, str) or rng.random() < 0.2:
+        entry[key] = rng.choice([*_FORMULA_WORDS, [True], [False, False, False], "auto_linear"])
+        return
+    entry[key] = _sub_random(r"[A-Za-z_]\w*", value, rng, lambda m: rng.choice(_FORMULA_WORDS))
+
+
+def _string_default(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    entry = _pick(native, rng)
+    if entry is None:
+        return
+    literal = rng.choice(
+        ['"a\\"b"', '"\\\\"', '"é✓"', '"\\n"', "'q\\'s'", '"*/ /*"', '"\\x41"', '"??="', '"%s"']
+    )
+    text = str(entry["func"])
+    if "str mode=" in text and rng.random() < 0.7:
+        entry["func"] = re.sub(r'str mode="[^"]*"', f"str mode={literal}", text)
+    else:
+        entry["func"] = text.replace(") ->", f", str note={literal}) ->", 1)
+
+
+def _unqualified(func: str) -> str:
+    return func.split("::", 1)[1] if "::" in func.split("(")[0] else func
+
+
+def _follow_renames(before: list[str], native: Entries, derivs: Entries) -> None:
+    """Most of the time, edit derivatives.yaml the same way, so the edit reaches the backends."""
+    for old, entry in zip(before, native, strict=True):
+        new = str(entry.get("func", ""))
+        if old != new:
+            for derivative in derivs:
+                if derivative.get("name") == _unqualified(old):
+                    derivative["name"] = _unqualified(new)
+
+
+MUTATIONS = (
+    _change_type, _change_default, _drop_entry, _duplicate_entry, _rename, _rename_argument,
+    _flip_flag, _autogen_missing, _drop_delegate_target, _change_dispatch, _change_formula,
+    _string_default,
+)  # fmt: skip
+
+
+def _mutant(seed: int) -> tuple[dict[str, str], list[str]]:
+    """The seed's mutated file texts and the names of the mutations applied."""
+    rng = random.Random(seed)
+    native = yaml.safe_load((TOYOPS / "native_functions.yaml").read_text(encoding="utf-8"))
+    derivs = yaml.safe_load((TOYOPS / "derivatives.yaml").read_text(encoding="utf-8"))
+    applied = []
+    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        mutation = rng.choice(MUTATIONS)
+        before = [str(e.get("func", "")) for e in native]
+        mutation(native, derivs, rng)
+        applied.append(mutation.__name__)
+        if len(before) == len(native) and rng.random() < 0.8:
+            _follow_renames(before, native, derivs)
+
+    def dump(data: Entries) -> str:
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1_000_000)
+
+    texts = {
+        "native_functions.yaml": dump(native),
+        "derivatives.yaml": dump(derivs),
+        "tags.yaml": (TOYOPS / "tags.yaml").read_text(encoding="utf-8"),
+    }
+    return texts, applied
+
+
+# -- running one mutant ----------------------------------------------------------------------------
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(directory)): p.read_bytes()
+        for p in sorted(directory.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _compile_args(inputs: Path, out: Path) -> list[str]:
+    return [
+        "compile", str(inputs / "native_functions.yaml"),
+        "--tags", str(inputs / "tags.yaml"), "--derivatives", str(inputs / "derivatives.yaml"),
+        "-t", "all", "-o", str(out),
+    ]  # fmt: skip
+
+
+def _run(argv: list[str]) -> tuple[int, str, str]:
+    """``main(argv)``'s exit code, stdout and stderr; an exception escaping it fails the test."""
+    stdout, stderr = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        code = main(argv)
+    return code, stdout.getvalue(), stderr.getvalue()
+
+
+@pytest.fixture(scope="module")
+def good_output(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A successful compile of the unmodified toyops: the directory every mutant starts from."""
+    out = tmp_path_factory.mktemp("good") / "out"
+    code, _, err = _run(_compile_args(TOYOPS, out))
+    assert code == 0, err
+    return out
+
+
+def _check_mutant(seed: int, tmp_path: Path, good_output: Path) -> tuple[int, Path]:
+    texts, applied = _mutant(seed)
+    inputs = tmp_path / f"in{seed}"
+    inputs.mkdir()
+    for name, text in texts.items():
+        (inputs / name).write_text(text, encoding="utf-8")
+    out = tmp_path / f"out{seed}"
+    shutil.copytree(good_output, out)
+    before = _snapshot(out)
+    where = f"seed {seed} ({', '.join(applied)}); inputs in {inputs}"
+    try:
+        code, _, err = _run(_compile_args(inputs, out))
+    except BaseException as error:
+        raise AssertionError(f"{where}: {type(error).__name__} escaped main: {error}") from error
+    assert code in (0, 1), f"{where}: exit {code}\n{err}"
+    assert "Traceback" not in err, f"{where}:\n{err}"
+    if code == 1:
+        assert _POSITIONED.search(err), f"{where}: no file:line:col: error: line in\n{err}"
+        assert _snapshot(out) == before, f"{where}: a failed compile changed the output directory"
+    else:
+        manifest = (out / ".schemac-manifest").read_text(encoding="utf-8").splitlines()
+        listed = [line.split("\t", 1)[1] for line in manifest if line and not line.startswith("#")]
+        assert len(listed) > 100, f"{where}: only {len(listed)} outputs"
+        missing = [path for path in listed if not (out / path).is_file()]
+        assert not missing, f"{where}: manifest lists missing files {missing[:5]}"
+    shutil.rmtree(inputs)
+    return code, out
+
+
+@pytest.mark.parametrize("seed", range(EXAMPLES))
+def test_mutant_compiles_or_fails_cleanly(seed: int, tmp_path: Path, good_output: Path) -> None:
+    _check_mutant(seed, tmp_path, good_output)
+
+
+# -- edits found (or worth pinning) one by one: (native entry replaced, derivative edit) ---------
+#: Each replaces one line of toyops' native_functions.yaml; the compile must fail with a
+#: positioned error or succeed, never crash.
+TARGETED = {
+    # the functional 'scale' leaves its family: the autogen pass must not add a second 'scale'
+    "functional_leaves_family": (
+        "toyops::scale(Tensor self, Scalar factor, *, Scalar offset=0) -> Tensor",
+        "toyops::scale(Tensor self, Scalar factor, *, Tensor(a -> *) offset=0) -> Tensor",
+    ),
+    # an unsized list with a scalar default (found by H11 in the ATen backends)
+    "unsized_list_scalar_default": (
+        "toyops::ramp(SymInt[] size,",
+        "toyops::ramp(int[] x=3, SymInt[] size=1,",
+    ),
+    "string_default_escapes": ('str mode="sum"', 'str mode="q\\"uo\\\\te\\n é"'),
+    "keyword_argument": ("Tensor self, float sigma=1.0", "Tensor self, float template=1.0"),
+    "keyword_overload": ("toyops::blend.Scalar(", "toyops::blend.template("),
+    "long_name": ("toyops::scale_twice(", f"toyops::{'s' * 400}("),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TARGETED))
+def test_targeted_edit_compiles_or_fails_cleanly(
+    case: str, tmp_path: Path, good_output: Path
+) -> None:
+    old, new = TARGETED[case]
+    native = (TOYOPS / "native_functions.yaml").read_text(encoding="utf-8")
+    assert old in native, old
+    inputs = tmp_path / "in"
+    shutil.copytree(TOYOPS, inputs)
+    (inputs / "native_functions.yaml").write_text(native.replace(old, new, 1), encoding="utf-8")
+    out = tmp_path / "out"
+    shutil.copytree(good_output, out)
+    before = _snapshot(out)
+    code, _, err = _run(_compile_args(inputs, out))
+    assert code in (0, 1) and "Traceback" not in err, err
+    if code == 1:
+        assert _POSITIONED.search(err), err
+        assert _snapshot(out) == before
