@@ -3,9 +3,9 @@
 ``-t headers,cpu,cuda,...`` runs one ``emit`` per target over the same
 module, and each wants the same views (``at::cpu::add`` and ``at::cuda::add``
 are the same C++ API overloads) and the same grouped listing with its
-dispatch tables.  The driver's per-run :class:`~schemac.backends.registry.RunMemo`
-carries one :class:`AtenRunState` from the first ATen ``emit`` of a run to
-the others; nothing outlives the run.
+dispatch tables, and the same compiled templates.  The driver's per-run
+:class:`~schemac.backends.registry.RunMemo` carries one :class:`AtenRunState`
+from the first ATen ``emit`` of a run to the others; nothing outlives the run.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import attrs
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.registry import EmitOptions
+from schemac.backends.templating import Templates
 from schemac.ir.module import Module
 
 _MEMO_NAME = "aten-run-state"
@@ -25,10 +26,17 @@ class AtenRunState:
     module: Module
     views: ViewTable
     plan: PlanIndex
+    #: Each package's templates, compiled once per run rather than once per target.
+    _templates: dict[str, Templates] = attrs.field(factory=dict, alias="_templates")
 
     @classmethod
     def of(cls, module: Module) -> AtenRunState:
         return cls(module, ViewTable(), PlanIndex.of(module))
+
+    def templates(self, package: str) -> Templates:
+        if package not in self._templates:
+            self._templates[package] = Templates(package)
+        return self._templates[package]
 
 
 def aten_run_state(module: Module, options: EmitOptions) -> AtenRunState:

@@ -18,7 +18,6 @@ from schemac.backends.aten.registrations.register_key import PACKAGE, register_k
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
-from schemac.backends.templating import Templates
 from schemac.ir.dispatch import COMPOSITE_KEYS
 from schemac.ir.module import Module
 
@@ -51,9 +50,9 @@ class RegistrationBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         # Emitted eagerly, so that the module is frozen for this call only.
-        templates = Templates(PACKAGE)
         with module_frozen():
             state = aten_run_state(module, options)
+            templates = state.templates(PACKAGE)
             return tuple(
                 file
                 for key in TARGET_KEYS[options.target]
