@@ -152,6 +152,13 @@ def _dump_ir(args: argparse.Namespace) -> int:
 
 
 # -- compile ---------------------------------------------------------------------
+def _path(text: str) -> Path:
+    """An output path; '' would silently mean the current directory (Path('') is '.')."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    return Path(text)
+
+
 def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     from schemac.backends.registry import ALL, TARGET_NAMES
 
@@ -171,16 +178,16 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         metavar="TARGETS",
         help=f"comma-separated targets: {ALL} or any of {', '.join(TARGET_NAMES)}",
     )
-    parser.add_argument("-o", "--out", required=True, type=Path, help="output directory")
+    parser.add_argument("-o", "--out", required=True, type=_path, help="output directory")
     parser.add_argument(
         "--dry-run", action="store_true", help="report what would change; write nothing"
     )
     parser.add_argument(
-        "--depfile", type=Path, metavar="FILE", help="write a make-style depfile: outputs: inputs"
+        "--depfile", type=_path, metavar="FILE", help="write a make-style depfile: outputs: inputs"
     )
     parser.add_argument(
         "--outputs-list",
-        type=Path,
+        type=_path,
         metavar="FILE",
         help="write the path of every output, one a line (for build systems)",
     )
@@ -202,6 +209,22 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
     parser.set_defaults(handler=_compile, parser=parser)
 
 
+def _output_paths_problem(args: argparse.Namespace) -> str | None:
+    """Why ``-o``, ``--depfile`` or ``--outputs-list`` cannot be written, checked before any work.
+
+    Caught here, a bad path is a usage error that costs nothing; caught while
+    writing, the outputs would already be in place when the depfile failed.
+    """
+    existing = next((p for p in (args.out, *args.out.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        where = "" if existing == args.out else f" ('{existing}' is a file)"
+        return f"-o: '{args.out}' is not a directory{where}"
+    for option, path in (("--depfile", args.depfile), ("--outputs-list", args.outputs_list)):
+        if path is not None and path.is_dir():
+            return f"{option}: '{path}' is a directory, not a file"
+    return None
+
+
 def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
@@ -212,6 +235,11 @@ def _compile(args: argparse.Namespace) -> int:
     except UnknownTargetError as error:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
+        return 2
+    problem = _output_paths_problem(args)
+    if problem is not None:
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
         return 2
     manager = compile_pass_manager(targets, args.select)
     pipeline = manager.run(PassContext(verify=args.verify), load_inputs(args))

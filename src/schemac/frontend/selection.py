@@ -67,7 +67,7 @@ def load_selection(path: str | Path, display_name: str | None = None) -> Operato
     file = display_name or str(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
+    except (OSError, UnicodeDecodeError) as error:  # missing, a directory, not UTF-8
         message = f"cannot read selection file: {error}"
         raise InputError([Diagnostic(Span.point(file, 1, 1), message)]) from None
     suffix = Path(path).suffix
