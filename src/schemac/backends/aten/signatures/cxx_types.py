@@ -148,4 +148,5 @@ class Param:
         return f"{self.type} {self.name}"
 
     def without_default(self) -> Param:
-        return attrs.evolve(self, default=None)
+        # Direct construction: attrs.evolve introspects the fields on every call.
+        return Param(self.type, self.name, None, self.source)
