@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.backends.aten.signatures.naming import unambiguous_name
-from schemac.backends.autograd.operators import OperatorPlan, return_names
+from schemac.backends.autograd.operators import OperatorPlan
 from schemac.ir.schema import SchemaKind
 
 
@@ -46,16 +45,15 @@ class Redispatch:
 def redispatch(
     plan: OperatorPlan, name: str, keyset: str, arg_exprs: dict[str, str] | None = None
 ) -> Redispatch:
-    fn = plan.fn
-    sig = plan.signature
-    params = ", ".join(["c10::DispatchKeySet ks", *(p.defn() for p in sig.params)])
-    exprs = arg_exprs or {}
-    args = ", ".join([keyset, *(exprs.get(p.name, p.name) for p in sig.params)])
+    names = plan.param_names
+    if arg_exprs:
+        names = tuple(arg_exprs.get(n, n) for n in names)
+    args = ", ".join([keyset, *names])
     kind = plan.kind
     return Redispatch(
-        head=f"{sig.returns} {name}({params})",
-        call=f"at::_ops::{unambiguous_name(fn.func)}::redispatch({args})",
+        head=f"{plan.signature.returns} {name}({plan.kernel_params})",
+        call=f"{plan.ops_name}::redispatch({args})",
         returns_arguments=kind in (SchemaKind.inplace, SchemaKind.out),
-        returns_void=not fn.func.returns,
-        result_names=return_names(fn.func),
+        returns_void=not plan.fn.func.returns,
+        result_names=plan.result_names,
     )

@@ -32,7 +32,6 @@ from schemac.backends.autograd.forward_ad import ForwardPlan, forward_plan
 from schemac.backends.autograd.operators import (
     DONT_REQUIRE_DERIVATIVE,
     OperatorPlan,
-    return_names,
     wrapper_name,
 )
 from schemac.backends.autograd.policy import (
@@ -240,7 +239,7 @@ def _complex_checks(plan: OperatorPlan, outputs: tuple[str, ...]) -> tuple[str, 
     func = plan.fn.func
     plain = {
         name
-        for name, ret in zip(return_names(func), func.returns, strict=True)
+        for name, ret in zip(plan.result_names, func.returns, strict=True)
         if ret.type == TENSOR and not ret.is_write
     }
     return tuple(

@@ -17,10 +17,12 @@ is in one of the policy lists that still want a generated pass-through.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from schemac.backends.aten.signatures.dispatcher import DispatcherSignature, dispatcher_signature
-from schemac.backends.aten.signatures.naming import cpp_name
+from schemac.backends.aten.signatures.naming import cpp_name, unambiguous_name
 from schemac.backends.autograd import policy
 from schemac.backends.autograd.nodes import uses_identifier
 from schemac.ir.autograd import (
@@ -151,7 +153,12 @@ def registration_key(key: str) -> str:
 
 @attrs.frozen
 class OperatorPlan:
-    """One function's autograd-layer facts; names are computed once, in :func:`plan_of`."""
+    """One function's autograd-layer facts; names are computed once, in :func:`plan_of`.
+
+    The derived facts are cached properties (attrs supports them on frozen
+    slotted classes): the five emitters ask each plan the same questions
+    ~100,000 times in all when compiling torch's files.
+    """
 
     fn: NativeFunction
     autograd: FunctionAutograd | None
@@ -167,31 +174,31 @@ class OperatorPlan:
     #: operator's argument names -> this operator's expression for tensor ``i``.
     element_args: tuple[tuple[str, str], ...] = ()
 
-    @property
+    @functools.cached_property
     def base(self) -> str:
         return self.fn.func.name.name.base
 
-    @property
+    @functools.cached_property
     def root_name(self) -> str:
         return self.fn.func.name.name.base
 
-    @property
+    @functools.cached_property
     def infos(self) -> tuple[DifferentiabilityInfo, ...]:
         return self.autograd.infos if self.autograd is not None else ()
 
-    @property
+    @functools.cached_property
     def has_derivatives(self) -> bool:
         return any(info.has_derivatives for info in self.infos)
 
-    @property
+    @functools.cached_property
     def is_inplace_foreach(self) -> bool:
         return self.kind is SchemaKind.inplace and self.base.startswith("_foreach_")
 
-    @property
+    @functools.cached_property
     def modifies_arguments(self) -> bool:
         return self.kind in (SchemaKind.inplace, SchemaKind.out)
 
-    @property
+    @functools.cached_property
     def view_of(self) -> str | None:
         """The argument the output views, for view operators."""
         seen = policy.VIEW_FUNCTIONS.get(self.base)
@@ -199,16 +206,44 @@ class OperatorPlan:
             return "self"
         return seen
 
-    @property
+    @functools.cached_property
     def has_generated_autograd(self) -> bool:
         """Kernels for Autograd and ADInplaceOrView are generated at all."""
         if self.cpp_name in policy.MANUAL_AUTOGRAD:
             return False
         return self.is_abstract or self.has_derivatives
 
+    @functools.cached_property
+    def result_names(self) -> tuple[str, ...]:
+        """:func:`return_names` of this function."""
+        return return_names(self.fn.func)
+
+    @functools.cached_property
+    def kernel_params(self) -> str:
+        """The parameter list of every autograd-layer kernel of this function."""
+        return ", ".join(["c10::DispatchKeySet ks", *(p.defn() for p in self.signature.params)])
+
+    @functools.cached_property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.signature.params)
+
+    @functools.cached_property
+    def ops_name(self) -> str:
+        """``at::_ops::<op>``: the struct whose ``redispatch`` the kernels call."""
+        return f"at::_ops::{unambiguous_name(self.fn.func)}"
+
+    @functools.cached_property
+    def _outputs_without_info(self) -> tuple[str, ...]:
+        return self._differentiable_outputs(None)
+
     def differentiable_outputs(self, info: DifferentiabilityInfo | None) -> tuple[str, ...]:
+        if info is None:
+            return self._outputs_without_info
+        return self._differentiable_outputs(info)
+
+    def _differentiable_outputs(self, info: DifferentiabilityInfo | None) -> tuple[str, ...]:
         func = self.fn.func
-        names = return_names(func)
+        names = self.result_names
         if info is not None and info.output_differentiability is not None:
             return tuple(n for n, d in zip(names, info.output_differentiability, strict=False) if d)
         excluded = info.non_differentiable_arg_names if info is not None else ()
@@ -221,7 +256,7 @@ class OperatorPlan:
             return candidates[:1]
         return candidates
 
-    @property
+    @functools.cached_property
     def uses_not_implemented_fallback(self) -> bool:
         """Registered to the boxed fallback that fails at backward time."""
         return (
@@ -233,7 +268,7 @@ class OperatorPlan:
             and self.wrapper not in _SKIPS_USE_COUNT_CHECKS
         )
 
-    @property
+    @functools.cached_property
     def autograd_keys(self) -> tuple[str, ...]:
         """Autograd keys this function gets a generated kernel for."""
         if self.uses_not_implemented_fallback:
@@ -254,7 +289,7 @@ class OperatorPlan:
     def info_for(self, key: str) -> DifferentiabilityInfo | None:
         return self.autograd.info_for(key) if self.autograd is not None else None
 
-    @property
+    @functools.cached_property
     def has_inplace_or_view_kernel(self) -> bool:
         if not self.has_generated_autograd:
             return False
@@ -262,7 +297,7 @@ class OperatorPlan:
             return True
         return self.modifies_arguments and bool(self.fn.func.returns)
 
-    @property
+    @functools.cached_property
     def is_traced(self) -> bool:
         """Gets a Tracer kernel (which may still skip recording, see should_record)."""
         return self.cpp_name not in policy.MANUAL_TRACER
