@@ -91,8 +91,10 @@ def _load(
         doc, problems = read_yaml(derivatives)
         sink.extend(problems)
         if doc is not None:
-            by_schema = {str(f.func): f for f in functions} if natives_clean else None
-            derivative_entries = load_derivatives(doc, parser, by_schema, sink)
+            # Keyed by name, not schema text: printing every schema costs more
+            # than the whole derivatives check, which prints only the ~700 it meets.
+            by_name = {f.func.name: f for f in functions} if natives_clean else None
+            derivative_entries = load_derivatives(doc, parser, by_name, sink)
 
     deprecated_signatures: tuple[DeprecatedSignature, ...] = ()
     if deprecated is not None:
