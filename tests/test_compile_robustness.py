@@ -411,6 +411,16 @@ TARGETED = {
         "toyops::ramp(SymInt[] size,",
         "toyops::ramp(int[] x=3, SymInt[] size=1,",
     ),
+    # a mutable optional Tensor: no C++ API type for it (was a TranslationError)
+    "mutable_optional_tensor": (
+        "toyops::blend.Scalar(Tensor self, Scalar other,",
+        "toyops::blend.Scalar(Tensor self, Tensor(b!)? other,",
+    ),
+    # a factory's single out argument not named 'out' (the Python binding looked up 'out')
+    "factory_out_named_otherwise": (
+        "float start=0.0, Tensor(a!) out) -> Tensor(a!)",
+        "float start=0.0, Tensor(a!) dest) -> Tensor(a!)",
+    ),
     "string_default_escapes": ('str mode="sum"', 'str mode="q\\"uo\\\\te\\n é"'),
     "keyword_argument": ("Tensor self, float sigma=1.0", "Tensor self, float template=1.0"),
     "keyword_overload": ("toyops::blend.Scalar(", "toyops::blend.template("),

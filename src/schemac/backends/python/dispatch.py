@@ -245,8 +245,10 @@ def dispatch_call(
         if "dtype" in option_names:
             if not is_out or not {"layout", "device"} <= option_names:
                 raise UnbindableOverload(f"{function.func}: dtype without out= to check it against")
+            # A single output keeps its schema name ('grad_input'), not 'out'.
+            out_name = "out" if sig.output is None else sig.output.name
             out_check = OutTypeCheck(
-                parsed["out"],
+                parsed[out_name],
                 parsed["dtype"],
                 f"_r.isNone({index_of['dtype']})",
                 parsed["layout"],
