@@ -148,6 +148,10 @@ class Catalog:
     dispatch_keys: tuple[str, ...]
     #: Every function, in module order.
     entries: tuple[Entry, ...]
+    #: The run's view table: a view an entry does not carry (a kernel's native
+    #: signature) is asked of it, so it is computed once per run and shared
+    #: with the registration files.
+    views: ViewTable = attrs.field(factory=ViewTable, eq=False, repr=False)
 
 
 def build_catalog(module: Module, views: ViewTable | None = None) -> Catalog:
@@ -188,4 +192,6 @@ def build_catalog(module: Module, views: ViewTable | None = None) -> Catalog:
         Family(root, tuple(members), tuple(items_by_root.get(root, ())))
         for root, members in by_root.items()
     )
-    return Catalog(families=families, dispatch_keys=tuple(keys), entries=tuple(entries.values()))
+    return Catalog(
+        families=families, dispatch_keys=tuple(keys), entries=tuple(entries.values()), views=views
+    )

@@ -20,7 +20,8 @@ from typing import ClassVar
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry, Family, Group
-from schemac.backends.aten.signatures import native_signature, structured_impl
+from schemac.backends.aten.signatures import structured_impl
+from schemac.backends.aten.signatures.table import ViewTable
 
 LEGACY_MARK = "legacy::"
 
@@ -69,23 +70,25 @@ class NamespaceDecls:
 _Printed = dict[tuple[str, str], KernelDecl]
 
 
-def _unstructured(entry: Entry, key: str, printed: _Printed) -> Iterator[tuple[str, Declaration]]:
+def _unstructured(
+    entry: Entry, key: str, printed: _Printed, views: ViewTable
+) -> Iterator[tuple[str, Declaration]]:
     kernel = entry.kernel(key)
     if kernel is None or kernel.name.startswith(LEGACY_MARK):
         return
     memo_key = (entry.schema, kernel.name)
     decl = printed.get(memo_key)
     if decl is None:
-        sig = native_signature(entry.fn, kernel=kernel.name)
+        sig = views.native(entry.fn, kernel=kernel.name)
         decl = printed[memo_key] = KernelDecl(f"{DEFAULT_EXPORT} {sig.decl(kernel.name)};")
     yield kernel.namespace, decl
 
 
 def _declarations(
-    item: Group | Entry, key: str, printed: _Printed
+    item: Group | Entry, key: str, printed: _Printed, views: ViewTable
 ) -> Iterator[tuple[str, Declaration]]:
     if isinstance(item, Entry):
-        yield from _unstructured(item, key, printed)
+        yield from _unstructured(item, key, printed, views)
         return
     kernel = item.out.kernel(key)
     if item.meta is not None and kernel is not None and kernel.structured:
@@ -101,11 +104,11 @@ def _declarations(
         )
         return
     for member in item.members():
-        yield from _unstructured(member, key, printed)
+        yield from _unstructured(member, key, printed, views)
 
 
 def kernel_declarations(
-    items: tuple[Group | Entry, ...], keys: tuple[str, ...]
+    items: tuple[Group | Entry, ...], keys: tuple[str, ...], views: ViewTable
 ) -> tuple[NamespaceDecls, ...]:
     by_namespace: dict[str, dict[Declaration, None]] = {}
     printed: _Printed = {}
@@ -117,7 +120,7 @@ def kernel_declarations(
         for key in keys:
             if key not in present:
                 continue
-            for namespace, decl in _declarations(item, key, printed):
+            for namespace, decl in _declarations(item, key, printed, views):
                 by_namespace.setdefault(namespace, {})[decl] = None
     return tuple(NamespaceDecls(ns, tuple(decls)) for ns, decls in by_namespace.items())
 
@@ -140,7 +143,7 @@ def native_header(family: Family, catalog: Catalog) -> NativeHeader:
     return NativeHeader(
         root=family.root,
         includes_meta=bool(family.structured_groups),
-        namespaces=kernel_declarations(family.items, declared_keys(catalog)),
+        namespaces=kernel_declarations(family.items, declared_keys(catalog), catalog.views),
     )
 
 
