@@ -51,7 +51,7 @@ def redispatch(
     args = ", ".join([keyset, *names])
     kind = plan.kind
     return Redispatch(
-        head=f"{plan.signature.returns} {name}({plan.kernel_params})",
+        head=f"{plan.kernel_returns} {name}({plan.kernel_params})",
         call=f"{plan.ops_name}::redispatch({args})",
         returns_arguments=kind in (SchemaKind.inplace, SchemaKind.out),
         returns_void=not plan.fn.func.returns,

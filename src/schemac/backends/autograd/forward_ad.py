@@ -101,7 +101,7 @@ def _any_defined(func: FunctionSchema, *, include_out: bool) -> str | None:
     for arg in args:
         if arg.type in _SINGLE_TENSOR_TYPES:
             checks.append(f"isFwGradDefined({arg.name})")
-        elif arg.type == ListType(TENSOR):
+        elif arg.type == _LIST_OF_TENSORS:
             checks.append(f"isFwGradDefinedTensorList({arg.name})")
     return " || ".join(checks) or None
 

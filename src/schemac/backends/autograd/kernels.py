@@ -49,6 +49,8 @@ from schemac.ir.schema import SchemaKind
 from schemac.ir.types import TENSOR, BaseTy, ListType, is_like
 
 KEYSET = "ks & c10::after_autograd_keyset"
+_TENSOR_LIST = ListType(TENSOR)
+_CHECKED_TYPES = (TENSOR, _TENSOR_LIST)
 
 
 @attrs.frozen
@@ -154,7 +156,7 @@ def _guard(info: DifferentiabilityInfo, saved: SavedAttribute) -> str | None:
     args = info.args_with_derivatives
     if len(args) <= 1 or "backward" in info.name or saved.source_type != TENSOR:
         return None
-    if saved.prop is not SavedProperty.value or any(a.type == ListType(TENSOR) for a in args):
+    if saved.prop is not SavedProperty.value or any(a.type == _TENSOR_LIST for a in args):
         return None
     readers = [d for d in info.derivatives if any(s.name == saved.name for s in d.saved_inputs)]
     if len(readers) != 1:
@@ -261,7 +263,7 @@ def _saves(
     before += [
         SaveStatement((f"grad_fn->{a.name}_size_ = {a.name}.size();",))
         for a in info.args_with_derivatives
-        if a.type == ListType(TENSOR)
+        if a.type == _TENSOR_LIST
     ]
     after = tuple(_save(s, is_output=True, conv=conv, ctx=ctx) for s in info.all_saved_outputs)
     return tuple(before), after
@@ -339,7 +341,7 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
     args = func.arguments.flat_all
     name = plan.wrapper if key == DEFAULT_AUTOGRAD_KEY else wrapper_name(plan.fn, key)
     # Tensors and tensor lists must be defined; the checked values are passed on.
-    checked = [(i, a) for i, a in enumerate(args) if a.type in (TENSOR, ListType(TENSOR))]
+    checked = [(i, a) for i, a in enumerate(args) if a.type in _CHECKED_TYPES]
     call = redispatch(plan, name, KEYSET, {a.name: f"{a.name}_" for _, a in checked})
     unpacks = tuple(
         f'auto{"&" if a.type == TENSOR else ""} {a.name}_ = unpack({a.name}, "{a.name}", {i});'

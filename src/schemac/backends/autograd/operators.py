@@ -224,6 +224,10 @@ class OperatorPlan:
         return ", ".join(["c10::DispatchKeySet ks", *(p.defn() for p in self.signature.params)])
 
     @functools.cached_property
+    def kernel_returns(self) -> str:
+        return str(self.signature.returns)
+
+    @functools.cached_property
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.signature.params)
 
