@@ -55,20 +55,23 @@ def load_entries(
     scope: FormulaScope,
     sink: DiagnosticSink,
 ) -> tuple[dict[FunctionSchema, LoadedEntry], tuple[str, ...]]:
-    by_schema = {f.func: f for f in functions}
+    # Each function's signature is computed once, also for its entry's lookup.
+    by_schema: dict[FunctionSchema, tuple[NativeFunction, SignatureKey]] = {}
     by_signature: dict[SignatureKey, list[NativeFunction]] = defaultdict(list)
     for f in functions:
-        by_signature[signature_key(f.func)].append(f)
+        key = signature_key(f.func)
+        by_schema[f.func] = (f, key)
+        by_signature[key].append(f)
     namer = NodeNamer()
     loaded: dict[FunctionSchema, LoadedEntry] = {}
     used_keys: list[str] = []
     for entry in entries:
-        function = by_schema.get(entry.schema)
-        if function is None:
+        found = by_schema.get(entry.schema)
+        if found is None:
             sink.error(entry.schema.span, f"no operator '{entry.schema}' in the module")
             continue
         name = base_name(entry.schema)
-        canonical = _canonical(by_signature[signature_key(function.func)], name)
+        canonical = _canonical(by_signature[found[1]], name)
         if canonical is None:
             sink.error(
                 entry.schema.span,

@@ -20,7 +20,6 @@ read the original ``self`` and to update the tangent in place.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import attrs
 
@@ -62,12 +61,15 @@ class Matcher:
                 self._functional if schema.kind() is SchemaKind.functional else self._non_functional
             )
             table[signature_key(schema, strip_default=True)] = item
+        # A foreach operator's reference has its base name without the prefix
+        # (see ``is_reference``), so each looks only among those, in table order.
+        self._functional_by_base = _by_base(self._functional)
+        self._non_functional_by_base = _by_base(self._non_functional)
 
     def _candidates(
-        self, table: dict[SignatureKey, LoadedEntry]
-    ) -> Iterator[tuple[FunctionSchema, DifferentiabilityInfo | None]]:
-        for item in table.values():
-            yield item.canonical.func, _default(item.infos)
+        self, by_base: dict[str, list[_Candidate]], foreach: FunctionSchema
+    ) -> list[_Candidate]:
+        return by_base.get(foreach.name.name.base.split("_foreach_")[-1], [])
 
     def find(self, f: NativeFunction) -> _Found | None:
         if _is_generated(f) and f.func.kind() is SchemaKind.out:
@@ -95,12 +97,25 @@ class Matcher:
             return _Found(mutable.infos, False)
         if foreach:
             info, _, generated = foreach_info(
-                f, self._candidates(self._functional), self._candidates(self._non_functional)
+                f,
+                self._candidates(self._functional_by_base, f.func),
+                self._candidates(self._non_functional_by_base, f.func),
             )
             if info is None:
                 return None
             return _Found((info,), generated)
         return None
+
+
+_Candidate = tuple[FunctionSchema, DifferentiabilityInfo | None]
+
+
+def _by_base(table: dict[SignatureKey, LoadedEntry]) -> dict[str, list[_Candidate]]:
+    index: dict[str, list[_Candidate]] = {}
+    for item in table.values():
+        schema = item.canonical.func
+        index.setdefault(schema.name.name.base, []).append((schema, _default(item.infos)))
+    return index
 
 
 def _default(infos: tuple[DifferentiabilityInfo, ...]) -> DifferentiabilityInfo | None:

@@ -41,7 +41,8 @@ def signature_key(
             base = base.replace("scatter", "inverse")
     args = schema.arguments
     positional = [_arg_key(a, strip_default) for a in args.positional]
-    if str(schema.name) == "bernoulli.p":
+    # The overload test first: printing every name costs more than the key.
+    if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
         # PyTorch special-cases this one schema so that its signature carries
         # the default its in-place twin has; matching must agree with it.
         positional = [(n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional]
