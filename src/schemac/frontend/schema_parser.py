@@ -69,6 +69,7 @@ class SchemaParser:
         self._base_names: dict[str, OperatorName] = {}
         self._overloads: set[str] = set()
         self._base_name_shape = _base_name_shape()
+        self._overload_shape = re.compile(_terminal_patterns()["OVERLOAD"])
 
     def parse(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
@@ -111,7 +112,10 @@ class SchemaParser:
             return base
         overload = text[dot + 1 :]
         if overload not in self._overloads:
-            _parser().parse("_." + overload, start="operator_name")
+            # The Token shortcut again: an overload that is one OVERLOAD token
+            # needs no parse; anything else gets Lark's verdict.
+            if self._overload_shape.fullmatch(overload) is None:
+                _parser().parse("_." + overload, start="operator_name")
             self._overloads.add(overload)
         return OperatorName(base.name, overload)
 
@@ -202,9 +206,13 @@ def _parser() -> Lark:
     return schema_parser()
 
 
+def _terminal_patterns() -> dict[str, str]:
+    return {t.name: t.pattern.to_regexp() for t in _parser().terminals}
+
+
 def _base_name_shape() -> re.Pattern[str]:
     """``[NAMESPACE] BASE_NAME`` from the grammar's terminals; see Note [Token shortcut]."""
-    patterns = {t.name: t.pattern.to_regexp() for t in _parser().terminals}
+    patterns = _terminal_patterns()
     return re.compile(f"({patterns['NAMESPACE']})?({patterns['BASE_NAME']})")
 
 
@@ -217,33 +225,32 @@ def _transform_piece(piece: str, start: str) -> object:
     return result
 
 
-def _moved(span: Span, file: str, line: int, column: int) -> Span:
-    return Span(
-        file,
-        span.line + line - 1,
-        span.column + column - 1,
-        span.end_line + line - 1,
-        span.end_column + column - 1,
-    )
-
-
 def _anchored(item: object, file: str, line: int, column: int) -> object:
-    """A memoised piece re-anchored at ``file:line:column``."""
-    if isinstance(item, KwargMarker):
-        return KwargMarker(_moved(item.span, file, line, column))
+    """A memoised piece re-anchored at ``file:line:column``.
+
+    Runs once per argument and return of every schema (~16,000 times for
+    torch's files), so the span arithmetic is written out here rather than
+    going through a helper per span.
+    """
+    dl, dc = line - 1, column - 1
+    span = item.span  # type: ignore[attr-defined]
+    moved = Span(file, span.line + dl, span.column + dc, span.end_line + dl, span.end_column + dc)
+    kind = type(item)
+    if kind is KwargMarker:
+        return KwargMarker(moved)
     annotation = item.annotation  # type: ignore[attr-defined]
     if annotation is not None:
+        at = annotation.span
         annotation = Annotation(
             annotation.alias_set,
             annotation.is_write,
             annotation.alias_set_after,
-            _moved(annotation.span, file, line, column),
+            Span(file, at.line + dl, at.column + dc, at.end_line + dl, at.end_column + dc),
         )
-    span = _moved(item.span, file, line, column)  # type: ignore[attr-defined]
-    if isinstance(item, Argument):
-        return Argument(item.name, item.type, item.default, annotation, span)
-    assert isinstance(item, Return)
-    return Return(item.name, item.type, annotation, span)
+    if kind is Argument:
+        return Argument(item.name, item.type, item.default, annotation, moved)  # type: ignore[attr-defined]
+    assert kind is Return
+    return Return(item.name, item.type, annotation, moved)  # type: ignore[attr-defined]
 
 
 def parse_schema(
