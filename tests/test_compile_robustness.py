@@ -35,7 +35,9 @@ from typing import Any
 import pytest
 import yaml
 
+from schemac import parse_schema
 from schemac.cli import main
+from schemac.ir.defaults import default_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 TOYOPS = ROOT / "examples" / "toyops"
@@ -408,8 +410,8 @@ TARGETED = {
     ),
     # an unsized list with a scalar default (found by H11 in the ATen backends)
     "unsized_list_scalar_default": (
-        "toyops::ramp(SymInt[] size,",
-        "toyops::ramp(int[] x=3, SymInt[] size=1,",
+        "toyops::scale_twice(Tensor self, Scalar factor)",
+        "toyops::scale_twice(Tensor self, Scalar factor, int[] x=3)",
     ),
     # a mutable optional Tensor: no C++ API type for it (was a TranslationError)
     "mutable_optional_tensor": (
@@ -428,6 +430,15 @@ TARGETED = {
 }
 
 
+#: Cases that must fail, with a piece of the expected message.
+TARGETED_ERRORS = {
+    "functional_leaves_family": "is not in the family of its namesakes",
+    "unsized_list_scalar_default": "default '3' for the unsized list type 'int[]'",
+    "mutable_optional_tensor": "mutable optional argument 'other'",
+    "keyword_argument": "C++ keyword",
+}
+
+
 @pytest.mark.parametrize("case", sorted(TARGETED))
 def test_targeted_edit_compiles_or_fails_cleanly(
     case: str, tmp_path: Path, good_output: Path
@@ -438,11 +449,54 @@ def test_targeted_edit_compiles_or_fails_cleanly(
     inputs = tmp_path / "in"
     shutil.copytree(TOYOPS, inputs)
     (inputs / "native_functions.yaml").write_text(native.replace(old, new, 1), encoding="utf-8")
+    # derivatives.yaml names the operator without its namespace: keep it attached
+    derivatives = (TOYOPS / "derivatives.yaml").read_text(encoding="utf-8")
+    derivatives = derivatives.replace(old.removeprefix("toyops::"), new.removeprefix("toyops::"))
+    (inputs / "derivatives.yaml").write_text(derivatives, encoding="utf-8")
     out = tmp_path / "out"
     shutil.copytree(good_output, out)
     before = _snapshot(out)
     code, _, err = _run(_compile_args(inputs, out))
     assert code in (0, 1) and "Traceback" not in err, err
+    if case in TARGETED_ERRORS:
+        assert code == 1 and TARGETED_ERRORS[case] in err, err
     if code == 1:
         assert _POSITIONED.search(err), err
         assert _snapshot(out) == before
+
+
+@pytest.mark.parametrize(
+    ("default", "type_text", "fits"),
+    [
+        ("3", "int[]", False),  # H11: crashed the ATen backends
+        ("[3]", "int[]", True),
+        ("3", "int[2]", True),
+        ("[0, 1]", "SymInt[2]", True),
+        ("[0.5]", "int[]", False),
+        ("None", "Tensor", False),
+        ("None", "int[1]?", True),
+        ("nan", "Tensor[]", False),
+        ("1.5", "bool", False),
+        ("False", "bool?", True),
+        ("-1e-5", "float", True),
+        ("3", "float", True),
+        ("3", "Scalar", True),
+        ("inf", "float", False),
+        ("Mean", "int", True),
+        ("long", "ScalarType?", True),
+        ("float", "ScalarType?", False),
+        ("contiguous_format", "MemoryFormat?", True),
+        ("'sum'", "str", True),
+        ('"sum"', "str?", True),
+        ("sum", "str", False),
+        ("[1]", "int", True),  # C++ reads {1}
+        ("[1, 2]", "int", False),
+        ("cpu", "Device", False),
+        ("[]", "Tensor[]", True),
+        ("[True]", "bool[]", True),
+    ],
+)
+def test_default_fits_type(default: str, type_text: str, fits: bool) -> None:
+    schema = parse_schema(f"f({type_text} x) -> ()")
+    ty = schema.arguments.flat_all[0].type
+    assert (default_problem(default, ty) is None) == fits, default_problem(default, ty)

@@ -6,7 +6,9 @@ functions, ``structured_inherits`` a base class.  A name that is not a C++
 identifier, or is a C++ keyword (``default``, ``template``), would make every
 C++ backend print code that does not compile, so the driver rejects it here,
 at the YAML position, before any output exists.  (Namespaces and tags are
-checked where they are printed, by the schema target.)
+checked where they are printed, by the schema target.)  Argument defaults are
+checked here too: the grammar (like torchgen) takes any literal, but the C++
+and Python APIs can only spell one that fits the argument's type.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import attrs
 
 from schemac.backends.cppmodel import check_identifier
 from schemac.diagnostics import NO_SPAN, Diagnostic, Span
+from schemac.ir.defaults import default_problem
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 
@@ -52,10 +55,28 @@ def _named(function: NativeFunction) -> Iterator[tuple[str, str, Span]]:
             yield "precomputed argument", argument.name, _known(argument.span, span)
 
 
+#: For a default :func:`~schemac.ir.defaults.default_problem` rejects.
+_DEFAULT_HINT = (
+    "None needs an optional type (T?), a list is written [1, 2], a string is quoted, "
+    "a sized list (int[2]) may take one number"
+)
+
+
+def _default_diagnostics(function: NativeFunction) -> Iterator[Diagnostic]:
+    """Defaults the backends would have to print as C++ or Python and cannot."""
+    for argument in function.func.arguments.flat_all:
+        if argument.default is not None:
+            problem = default_problem(argument.default, argument.type)
+            if problem is not None:
+                yield Diagnostic(argument.span, problem, _DEFAULT_HINT)
+
+
 def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
-    """One diagnostic per distinct bad name and position, in no particular order."""
+    """One diagnostic per distinct bad name or default and position, in no particular order."""
     found: dict[tuple[Span, str], Diagnostic] = {}
     for function in module.functions:
+        for bad_default in _default_diagnostics(function):
+            found.setdefault((bad_default.span, bad_default.message), bad_default)
         for role, name, span in _named(function):
             diagnostic = check_identifier(name, span)
             if diagnostic is not None:
