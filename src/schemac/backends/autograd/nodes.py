@@ -16,6 +16,7 @@ length > 1) gets ``grad_input_mask`` built from those flags when it uses it.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -33,10 +34,17 @@ from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
 _TENSOR_OR_OPTIONAL = (BaseType(BaseTy.Tensor), OptionalType(BaseType(BaseTy.Tensor)))
 
 
+@functools.cache
+def _word(ident: str) -> re.Pattern[str]:
+    # A pure function of ``ident`` (only a few identifiers are ever asked
+    # for): kept so each kernel and node does not rebuild the pattern.
+    return re.compile(rf"(^|\W){re.escape(ident)}(\W|$)")
+
+
 def uses_identifier(info: DifferentiabilityInfo, ident: str) -> bool:
     """True when some backward formula of ``info`` mentions ``ident`` as a word."""
-    pattern = re.compile(rf"(^|\W){re.escape(ident)}(\W|$)")
-    return any(pattern.search(d.formula) for d in info.derivatives)
+    search = _word(ident).search
+    return any(search(d.formula) for d in info.derivatives)
 
 
 @attrs.frozen
@@ -87,27 +95,27 @@ class NodeView:
     blocks: tuple[GradientBlock, ...]
     retains_variables: bool
 
-    @property
+    @functools.cached_property
     def list_inputs(self) -> tuple[GradientInput, ...]:
         return tuple(i for i in self.inputs if i.is_list)
 
-    @property
+    @functools.cached_property
     def needs_any_grad_defined(self) -> bool:
         return any(b.checks_any_grad_defined for b in self.blocks)
 
-    @property
+    @functools.cached_property
     def release_lines(self) -> tuple[str, ...]:
         return tuple(line for m in self.members for line in m.release)
 
-    @property
+    @functools.cached_property
     def released_checks(self) -> tuple[str, ...]:
         return tuple(c for m in self.members if (c := m.released_check) is not None)
 
-    @property
+    @functools.cached_property
     def unpacks(self) -> tuple[str, ...]:
         return tuple(u for m in self.members if (u := m.unpack) is not None)
 
-    @property
+    @functools.cached_property
     def functional_params(self) -> tuple[tuple[str, str], ...]:
         """(type, name) of what the apply function takes after the input mask."""
         params = [("size_t", i.size) for i in self.list_inputs]
@@ -116,16 +124,16 @@ class NodeView:
             params.append(("bool", "retain_variables"))
         return tuple(params)
 
-    @property
+    @functools.cached_property
     def functional_param_tail(self) -> str:
         """``, T& a, U& b``: the apply function's parameters after the input mask."""
         return "".join(", " + t + "& " + n for t, n in self.functional_params)
 
-    @property
+    @functools.cached_property
     def functional_arg_tail(self) -> str:
         return "".join(", " + n for _, n in self.functional_params)
 
-    @property
+    @functools.cached_property
     def data_member_declarations(self) -> tuple[str, ...]:
         lines = [d for m in self.members for d in m.declarations]
         lines += [f"size_t {i.name}_size_;" for i in self.list_inputs]

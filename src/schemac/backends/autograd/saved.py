@@ -15,6 +15,7 @@ the Functions.h/.cpp templates only print the resulting :class:`SavedMember`.
 from __future__ import annotations
 
 import enum
+import functools
 
 import attrs
 
@@ -91,7 +92,7 @@ class SavedMember:
     #: ``= 0`` style initialiser of the member, or "".
     initializer: str = ""
 
-    @property
+    @functools.cached_property
     def is_non_owning(self) -> bool:
         """The stored type would point into the caller's memory (a lowering error)."""
         if self.storage is not Storage.value:
@@ -99,12 +100,12 @@ class SavedMember:
         text = self.cpp_type
         return any(marker in text for marker in ("Ref", "View", "view", "&", "*"))
 
-    @property
+    @functools.cached_property
     def member(self) -> str:
         """The data member's name: SavedVariables carry a trailing ``_``."""
         return f"{self.name}_" if self.uses_saved_variable else self.name
 
-    @property
+    @functools.cached_property
     def uses_saved_variable(self) -> bool:
         return self.storage in (
             Storage.variable,
@@ -112,11 +113,11 @@ class SavedMember:
             Storage.optional_variable_list,
         )
 
-    @property
+    @functools.cached_property
     def has_released_flag(self) -> bool:
         return self.storage is not Storage.variable and self.storage is not Storage.value
 
-    @property
+    @functools.cached_property
     def declarations(self) -> tuple[str, ...]:
         init = f" = {self.initializer}" if self.initializer else ""
         lines = [f"{self.cpp_type} {self.member}{init};"]
@@ -124,7 +125,7 @@ class SavedMember:
             lines.append(f"bool {self.name}_released_ = false;")
         return tuple(lines)
 
-    @property
+    @functools.cached_property
     def release(self) -> tuple[str, ...]:
         if self.storage is Storage.variable:
             return (f"{self.member}.reset_data();",)
@@ -134,14 +135,14 @@ class SavedMember:
             return (f"{self.member}.clear();", f"{self.name}_released_ = true;")
         return ()
 
-    @property
+    @functools.cached_property
     def released_check(self) -> str | None:
         """The guard against a second backward through released lists."""
         if self.storage in (Storage.variable_list, Storage.optional_variable_list):
             return f"TORCH_CHECK(!{self.name}_released_, ERR_BACKWARD_TWICE);"
         return None
 
-    @property
+    @functools.cached_property
     def unpack(self) -> str | None:
         """How ``apply`` gets the value back out of a SavedVariable, if it must."""
         owner = "getptr()" if self.is_output else ""
@@ -153,7 +154,7 @@ class SavedMember:
             return f"auto {self.name} = unpack_opt_list({self.member});"
         return None
 
-    @property
+    @functools.cached_property
     def unpacked_type(self) -> str:
         """The type the apply function receives the value as (by reference)."""
         if self.storage is Storage.variable:
@@ -164,7 +165,7 @@ class SavedMember:
             return "torch::List<std::optional<Tensor>>"
         return self.cpp_type
 
-    @property
+    @functools.cached_property
     def collect(self) -> str:
         """The compiled-autograd ``args.collect`` call for this member."""
         if self.uses_saved_variable:
