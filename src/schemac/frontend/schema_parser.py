@@ -37,6 +37,7 @@ from schemac.ir.names import (
     OperatorName,
 )
 from schemac.ir.schema import Annotation, Argument, Arguments, FunctionSchema, Return
+from schemac.ir.types import BASE_TYPE_NAMES, BaseType, ListType, OptionalType, Type
 
 
 class SchemaParser:
@@ -69,7 +70,9 @@ class SchemaParser:
         self._base_names: dict[str, OperatorName] = {}
         self._overloads: set[str] = set()
         self._base_name_shape = _base_name_shape()
-        self._overload_shape = re.compile(_terminal_patterns()["OVERLOAD"])
+        terminals = _terminal_patterns()
+        self._overload_shape = re.compile(terminals["OVERLOAD"])
+        self._argument_shape = _argument_shape(terminals)
 
     def parse(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
@@ -190,9 +193,37 @@ class SchemaParser:
     def _argument_item(self, piece: str, file: str, line: int, column: int) -> object:
         item = self._arguments.get(piece)
         if item is None:
-            item = cast("Argument | KwargMarker", _transform_piece(piece, "argument_item"))
+            item = self._plain_argument(piece) or cast(
+                "Argument | KwargMarker", _transform_piece(piece, "argument_item")
+            )
             self._arguments[piece] = item
         return _anchored(item, file, line, column)
+
+    def _plain_argument(self, piece: str) -> Argument | None:
+        """``Type[?|[N]]* name[=default]`` without the Lark parse, or None.
+
+        The Token shortcut (see Note [Token shortcut]) for argument pieces:
+        most of them are a built-in type with suffixes, a name and an unquoted
+        default, each one terminal of the grammar, whose patterns are read from
+        the loaded grammar.  Their first characters differ (a letter or "_",
+        a digit, "-" or ".", "["), so the lexer can only have read the one
+        terminal that matches the whole default.  Annotations, custom classes,
+        quoted defaults and anything unknown take the Lark parse.
+        """
+        match = self._argument_shape.fullmatch(piece)
+        if match is None:
+            return None
+        type_name, suffixes, name, default = match.group("type", "suffixes", "name", "default")
+        base = BASE_TYPE_NAMES.get(type_name)
+        if base is None:
+            return None
+        ty: Type = BaseType(base)
+        for suffix in _SUFFIX.findall(suffixes):
+            if suffix == "?":
+                ty = OptionalType(ty)
+            else:
+                ty = ListType(ty, int(suffix[1:-1]) if len(suffix) > 2 else None)
+        return Argument(name, ty, default, None, Span("", 1, 1, 1, len(piece) + 1))
 
     def _return_list(self, piece: str, file: str, line: int, column: int) -> tuple[Return, ...]:
         returns = self._returns.get(piece)
@@ -208,6 +239,20 @@ def _parser() -> Lark:
 
 def _terminal_patterns() -> dict[str, str]:
     return {t.name: t.pattern.to_regexp() for t in _parser().terminals}
+
+
+def _argument_shape(t: dict[str, str]) -> re.Pattern[str]:
+    """``argument`` without annotation or quoted default; see ``_plain_argument``."""
+    suffix = rf"\?|\[(?:{t['SIZE']})?\]"
+    default = f"(?:{t['NUMBER']})|(?:{t['LIST']})|(?:{t['ARG_NAME']})"
+    return re.compile(
+        rf"(?P<type>{t['TYPE_NAME']})(?P<suffixes>(?:{suffix})*) "
+        rf"(?P<name>{t['ARG_NAME']})(?:=(?P<default>{default}))?"
+    )
+
+
+#: One type suffix in the text ``_argument_shape`` accepted.
+_SUFFIX = re.compile(r"\?|\[[0-9]*\]")
 
 
 def _base_name_shape() -> re.Pattern[str]:
