@@ -32,6 +32,7 @@ from schemac.ir.module import Module
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
 
 _TENSOR_OR_OPTIONAL = (BaseType(BaseTy.Tensor), OptionalType(BaseType(BaseTy.Tensor)))
+_TENSOR_LIST = ListType(BaseType(BaseTy.Tensor))
 
 
 @functools.cache
@@ -162,7 +163,7 @@ def node_view(info: DifferentiabilityInfo, conv: Conventions) -> NodeView:
         raise ValueError(f"{info.name} has no backward node")
     inputs = tuple(
         # Only Tensor[] takes a variable number of slots; Tensor?[] takes one.
-        GradientInput(a.name, i, a.type == ListType(BaseType(BaseTy.Tensor)))
+        GradientInput(a.name, i, a.type == _TENSOR_LIST)
         for i, a in enumerate(info.args_with_derivatives)
     )
     index = {i.name: i.index for i in inputs}

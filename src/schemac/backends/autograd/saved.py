@@ -65,6 +65,10 @@ _PROPERTY_TYPES: dict[SavedProperty, str] = {
 
 _TENSOR = BaseType(BaseTy.Tensor)
 _OPTIONAL_TENSOR = OptionalType(_TENSOR)
+_SCALAR = BaseType(BaseTy.Scalar)
+_TENSOR_LIST = ListType(_TENSOR)
+_OPTIONAL_TENSOR_LIST = ListType(_OPTIONAL_TENSOR)
+_SCALAR_LIST = ListType(_SCALAR)
 
 #: Schema types whose C++ API type is a non-owning view, and the owning type kept.
 _OWNING: dict[Type, str] = {
@@ -197,14 +201,14 @@ def _value_type(ty: Type | None, *, is_output: bool, conv: Conventions) -> str:
 def _storage_of(ty: Type | None, *, is_output: bool) -> Storage:
     if ty in (_TENSOR, _OPTIONAL_TENSOR):
         return Storage.variable
-    if is_output and ty == BaseType(BaseTy.Scalar):
+    if is_output and ty == _SCALAR:
         # A Scalar result is a 0-dim tensor on the device: saved as a tensor.
         return Storage.variable
-    if ty == ListType(_TENSOR):
+    if ty == _TENSOR_LIST:
         return Storage.variable_list
-    if ty == ListType(_OPTIONAL_TENSOR):
+    if ty == _OPTIONAL_TENSOR_LIST:
         return Storage.optional_variable_list
-    if ty == ListType(BaseType(BaseTy.Scalar)):
+    if ty == _SCALAR_LIST:
         return Storage.scalar_list
     return Storage.value
 
