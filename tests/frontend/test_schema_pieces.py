@@ -53,3 +53,58 @@ def test_public_operator_name_reports_what_the_grammar_rejects() -> None:
             assert all(d.span.file == "f.yaml" and d.span.line == 2 for d in error.diagnostics)
         else:
             raise AssertionError(f"{bad!r} was accepted")
+
+
+ARGUMENTS = [
+    "Tensor self", "Tensor? weight=None", "int[2] stride=1", "int[] dims=[]", "SymInt[1]? s=[0,1]",
+    "float eps=1e-05", "float x=-.5", "bool flag=True", "str reduce=mean", "Tensor?[] indices",
+    "int[2]?[] x", "Tensor(a!) out", "Foo x", "int x=1abc", "int x=-inf", "int a.b", "Tensor x=",
+    "Tensor  x", "int[0] x", "int[01] x", "*", "int x=[1, 2]", "Scalar? alpha=1.", "int x=0x1",
+    "__torch__.torch.classes.quantized.Conv2dPackedParamsBase p", "Tensor x=[-1.5,a_b]",
+]  # fmt: skip
+
+
+def _argument_reference(text: str) -> object:
+    try:
+        return repr(_transform_piece(text, "argument_item"))
+    except Exception as error:
+        return type(error).__name__
+
+
+def _argument_shortcut_agrees(text: str) -> None:
+    shortcut = SchemaParser()._plain_argument(text)
+    if shortcut is not None:  # None means "ask Lark", which is always allowed
+        assert repr(shortcut) == _argument_reference(text), text
+
+
+def test_argument_shortcut_agrees_on_tricky_pieces() -> None:
+    taken = [text for text in ARGUMENTS if SchemaParser()._plain_argument(text) is not None]
+    assert "Tensor self" in taken and "int[2]?[] x" in taken and "Tensor(a!) out" not in taken
+    for text in ARGUMENTS:
+        _argument_shortcut_agrees(text)
+
+
+_TYPE_WORDS = st.sampled_from(["Tensor", "int", "SymInt", "float", "str", "Foo", "Tensor.x", "_"])
+_REST = st.from_regex(
+    r"([?]|\[[0-9]{0,2}\]){0,3} [A-Za-z0-9_]{1,5}(=[-A-Za-z0-9_.,\[\]e ]{0,6})?", fullmatch=True
+)
+
+
+@given(st.builds(lambda word, rest: word + rest, _TYPE_WORDS, _REST))
+def test_argument_shortcut_agrees_on_random_pieces(text: str) -> None:
+    _argument_shortcut_agrees(text)
+
+
+@given(st.from_regex(r"[A-Za-z0-9_. -]{0,8}", fullmatch=True))
+def test_overload_shortcut_agrees_with_the_grammar(overload: str) -> None:
+    try:
+        _transform_piece("_." + overload, "operator_name")
+        expected = True
+    except Exception:
+        expected = False
+    try:
+        SchemaParser()._operator_name("_." + overload)
+        got = True
+    except Exception:
+        got = False
+    assert got == expected, overload
