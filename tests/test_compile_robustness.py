@@ -28,6 +28,7 @@ import os
 import random
 import re
 import shutil
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,8 @@ from schemac.ir.defaults import default_problem
 ROOT = Path(__file__).resolve().parents[1]
 TOYOPS = ROOT / "examples" / "toyops"
 EXAMPLES = int(os.environ.get("SCHEMAC_ROBUSTNESS_EXAMPLES", "40"))
-_POSITIONED = re.compile(r"^[^\s:][^:]*:\d+:\d+: error: ", re.MULTILINE)
+#: An error at a real position of a real file (not ``<generated>:0:0``).
+_POSITIONED = re.compile(r"^[^\s:<][^:]*:[1-9]\d*:[1-9]\d*: error: ", re.MULTILINE)
 
 Entries = list[dict[str, Any]]
 
@@ -280,7 +282,7 @@ def _string_default(native: Entries, derivs: Entries, rng: random.Random) -> Non
     )
     text = str(entry["func"])
     if "str mode=" in text and rng.random() < 0.7:
-        entry["func"] = re.sub(r'str mode="[^"]*"', f"str mode={literal}", text)
+        entry["func"] = re.sub(r'str mode="[^"]*"', lambda m: f"str mode={literal}", text)
     else:
         entry["func"] = text.replace(") ->", f", str note={literal}) ->", 1)
 
@@ -436,6 +438,7 @@ TARGETED_ERRORS = {
     "unsized_list_scalar_default": "default '3' for the unsized list type 'int[]'",
     "mutable_optional_tensor": "mutable optional argument 'other'",
     "keyword_argument": "C++ keyword",
+    "long_name": "is 400 characters long",
 }
 
 
@@ -500,3 +503,81 @@ def test_default_fits_type(default: str, type_text: str, fits: bool) -> None:
     schema = parse_schema(f"f({type_text} x) -> ()")
     ty = schema.arguments.flat_all[0].type
     assert (default_problem(default, ty) is None) == fits, default_problem(default, ty)
+
+
+# -- the C++ of accepted odd input compiles ----------------------------------------------------
+#: Exit-0 edits whose names and literals reach the generated C++; compiled together.
+CPP_CASES = ("string_default_escapes", "keyword_overload", "factory_out_named_otherwise")
+#: How many exit-0 fuzz mutants also get their RegisterSchema.cpp compiled.
+CPP_FUZZ_SAMPLES = int(os.environ.get("SCHEMAC_ROBUSTNESS_CPP_SAMPLES", "2"))
+
+
+def _torch_include() -> Path:
+    torch = pytest.importorskip("torch")
+    return Path(torch.__file__).parent / "include"
+
+
+def _syntax_errors(out: Path, names: list[str]) -> dict[str, str]:
+    """g++ -fsyntax-only over ``ATen/<name>``: file -> errors, for the files that fail.
+
+    torch's include directory comes first: the toy library's ATen/Operators.h
+    must not replace torch's, which torch's own headers need; the toy's
+    per-operator headers (ATen/ops/<toy op>.h) exist only in ``out``.
+    """
+    cxx = shutil.which("g++")
+    if cxx is None:
+        pytest.fail("g++ is required for the C++ checks")
+    include = _torch_include()
+    failures = {}
+    for name in names:
+        command = [
+            cxx, "-std=c++20", "-fsyntax-only", "-w", f"-I{include}",
+            f"-I{include / 'torch' / 'csrc' / 'api' / 'include'}", f"-I{out}",
+            str(out / "ATen" / name),
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            failures[name] = done.stderr[-3000:]
+    return failures
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_accepted_odd_names_and_literals_are_valid_cpp(tmp_path: Path) -> None:
+    native = (TOYOPS / "native_functions.yaml").read_text(encoding="utf-8")
+    derivatives = (TOYOPS / "derivatives.yaml").read_text(encoding="utf-8")
+    for case in CPP_CASES:
+        old, new = TARGETED[case]
+        native = native.replace(old, new, 1)
+        derivatives = derivatives.replace(
+            old.removeprefix("toyops::"), new.removeprefix("toyops::")
+        )
+    inputs = tmp_path / "in"
+    shutil.copytree(TOYOPS, inputs)
+    (inputs / "native_functions.yaml").write_text(native, encoding="utf-8")
+    (inputs / "derivatives.yaml").write_text(derivatives, encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = _run(_compile_args(inputs, out))
+    assert code == 0, err
+    schema = (out / "ATen" / "RegisterSchema.cpp").read_text(encoding="utf-8")
+    assert 'mode=\\"q\\\\\\"uo' in schema  # the string default, escaped once more
+    failures = _syntax_errors(
+        out, ["RegisterSchema.cpp", "RegisterCompositeExplicitAutograd_0.cpp"]
+    )
+    assert not failures, "\n\n".join(f"{name}:\n{text}" for name, text in failures.items())
+
+
+@pytest.mark.slow
+@pytest.mark.torch
+def test_fuzz_mutants_that_compile_are_valid_cpp(tmp_path: Path, good_output: Path) -> None:
+    checked = 0
+    for seed in range(EXAMPLES, EXAMPLES + 200):
+        if checked == CPP_FUZZ_SAMPLES:
+            break
+        code, out = _check_mutant(seed, tmp_path, good_output)
+        if code == 0:
+            failures = _syntax_errors(out, ["RegisterSchema.cpp", "RegisterCPU_0.cpp"])
+            assert not failures, f"seed {seed}: {failures}"
+            checked += 1
+        shutil.rmtree(out)
+    assert checked == CPP_FUZZ_SAMPLES

@@ -71,10 +71,30 @@ def _default_diagnostics(function: NativeFunction) -> Iterator[Diagnostic]:
                 yield Diagnostic(argument.span, problem, _DEFAULT_HINT)
 
 
+#: Per-operator files are named ``ATen/ops/<name>_<longest suffix>.h`` (about 60
+#: characters besides the name) and output paths stop at 200 characters.
+MAX_OPERATOR_NAME = 120
+
+
+def _length_diagnostic(function: NativeFunction) -> Diagnostic | None:
+    base = function.func.name.name.base
+    if len(base) <= MAX_OPERATOR_NAME:
+        return None
+    return Diagnostic(
+        function.func.name_span,
+        f"operator name '{base[:40]}...' is {len(base)} characters long, more than "
+        f"{MAX_OPERATOR_NAME}",
+        "the per-operator header file names are built from it; use a shorter name",
+    )
+
+
 def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
     """One diagnostic per distinct bad name or default and position, in no particular order."""
     found: dict[tuple[Span, str], Diagnostic] = {}
     for function in module.functions:
+        too_long = _length_diagnostic(function)
+        if too_long is not None:
+            found.setdefault((too_long.span, too_long.message), too_long)
         for bad_default in _default_diagnostics(function):
             found.setdefault((bad_default.span, bad_default.message), bad_default)
         for role, name, span in _named(function):
