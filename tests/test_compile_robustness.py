@@ -428,6 +428,7 @@ TARGETED = {
     "string_default_escapes": ('str mode="sum"', 'str mode="q\\"uo\\\\te\\n é"'),
     "keyword_argument": ("Tensor self, float sigma=1.0", "Tensor self, float template=1.0"),
     "keyword_overload": ("toyops::blend.Scalar(", "toyops::blend.template("),
+    "macro_argument": ("Tensor self, float sigma=1.0", "Tensor self, float TORCH_API=1.0"),
     "long_name": ("toyops::scale_twice(", f"toyops::{'s' * 400}("),
 }
 
@@ -439,6 +440,7 @@ TARGETED_ERRORS = {
     "mutable_optional_tensor": "mutable optional argument 'other'",
     "keyword_argument": "C++ keyword",
     "long_name": "is 400 characters long",
+    "macro_argument": "'TORCH_API' is a macro",
 }
 
 

@@ -71,6 +71,29 @@ def _default_diagnostics(function: NativeFunction) -> Iterator[Diagnostic]:
                 yield Diagnostic(argument.span, problem, _DEFAULT_HINT)
 
 
+#: Identifiers the headers every generated file includes define as macros: a
+#: parameter or function of that name would be macro-expanded into nonsense.
+MACRO_NAMES = frozenset(
+    {
+        "NULL", "EOF", "errno", "assert", "stdin", "stdout", "stderr", "offsetof",
+        "TORCH_API", "C10_API", "TORCH_CHECK", "C10_EXPORT", "C10_IMPORT", "CAFFE2_API",
+        "AT_ERROR", "C10_UNUSED", "C10_NODISCARD", "C10_NOINLINE", "C10_ALWAYS_INLINE",
+        "C10_LIKELY", "C10_UNLIKELY", "TORCH_INTERNAL_ASSERT", "TORCH_WARN", "TORCH_LIBRARY",
+        "TORCH_LIBRARY_IMPL", "TORCH_FN", "HUGE_VAL", "INFINITY", "NAN",
+    }
+)  # fmt: skip
+
+
+def _macro_diagnostic(name: str, span: Span) -> Diagnostic | None:
+    if name not in MACRO_NAMES:
+        return None
+    return Diagnostic(
+        span,
+        f"'{name}' is a macro in the C/C++ or torch headers and cannot name a C++ entity",
+        "rename it in the YAML file",
+    )
+
+
 #: Per-operator files are named ``ATen/ops/<name>_<longest suffix>.h`` (about 60
 #: characters besides the name) and output paths stop at 200 characters.
 MAX_OPERATOR_NAME = 120
@@ -98,7 +121,7 @@ def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
         for bad_default in _default_diagnostics(function):
             found.setdefault((bad_default.span, bad_default.message), bad_default)
         for role, name, span in _named(function):
-            diagnostic = check_identifier(name, span)
+            diagnostic = check_identifier(name, span) or _macro_diagnostic(name, span)
             if diagnostic is not None:
                 diagnostic = attrs.evolve(diagnostic, message=f"{role} {diagnostic.message}")
                 found.setdefault((span, diagnostic.message), diagnostic)
