@@ -214,7 +214,8 @@ def _renamed(
         if new == old or old in bound:
             continue
         formula = re.sub(rf"(?<![\w.:]){re.escape(old)}(?![\w(])", new, formula)
-    return attrs.evolve(fw, formula=formula)
+    # Almost every kernel renames nothing: skip attrs.evolve's field introspection.
+    return fw if formula == fw.formula else attrs.evolve(fw, formula=formula)
 
 
 def _grad(
