@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from schemac.ir.schema import Argument, FunctionSchema
+from schemac.ir.schema import FunctionSchema
 from schemac.ir.types import Type
 
 #: The one argument name of the packed TensorOptions in C++ signatures.
@@ -24,14 +24,13 @@ OPTIONS_NAME = "options"
 SignatureKey = tuple[Hashable, ...]
 
 
-def _arg_key(arg: Argument, strip_default: bool) -> tuple[str, str, str | None]:
-    return (arg.name, str(arg.type), None if strip_default else arg.default)
-
-
 def signature_key(
     schema: FunctionSchema, *, strip_default: bool = False, strip_view_copy_name: bool = False
 ) -> SignatureKey:
-    base = schema.name.name.base
+    # Called for every function several times per compile: the argument views
+    # are read once each and the keys built inline.
+    name = schema.name
+    base = name.name.base
     if strip_view_copy_name:
         # A view op and its copy twin pair up by name: ``expand_copy`` with
         # ``expand``, ``slice_scatter`` with ``slice_inverse``.
@@ -40,28 +39,40 @@ def signature_key(
         elif base.endswith("_scatter"):
             base = base.replace("scatter", "inverse")
     args = schema.arguments
-    positional = [_arg_key(a, strip_default) for a in args.positional]
+    all_positional = args.positional
+    positional: list[tuple[str, str, str | None]]
+    kwargs: tuple[tuple[str, str, str | None], ...]
+    if strip_default:
+        positional = [(a.name, str(a.type), None) for a in all_positional]
+        kwargs = tuple(
+            (a.name, str(a.type), None)
+            for part in (args.pre_tensor_options_kwarg_only, args.post_tensor_options_kwarg_only)
+            for a in part
+        )
+    else:
+        positional = [(a.name, str(a.type), a.default) for a in all_positional]
+        kwargs = tuple(
+            (a.name, str(a.type), a.default)
+            for part in (args.pre_tensor_options_kwarg_only, args.post_tensor_options_kwarg_only)
+            for a in part
+        )
     # The overload test first: printing every name costs more than the key.
-    if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
+    if name.overload == "p" and str(name) == "bernoulli.p":
         # PyTorch special-cases this one schema so that its signature carries
         # the default its in-place twin has; matching must agree with it.
         positional = [(n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional]
-    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
     returns: list[str] = [str(r.type) for r in schema.returns]
     returned = [r.annotation for r in schema.returns if r.annotation is not None]
-    self_arg = args.self_arg
-    mutated = ([self_arg] if self_arg is not None else []) + list(args.out)
-    mutated += list(args.post_self_positional)
+    # Mutated arguments in order: self, the outs, the positionals after self.
+    self_index = args.self_index
+    if self_index is None:
+        mutated = args.out + all_positional
+    else:
+        mutated = (all_positional[self_index], *args.out, *all_positional[self_index + 1 :])
     for arg in mutated:
         if arg.is_write and arg.annotation not in returned:
             returns.append(str(arg.type))
-    return (
-        base,
-        schema.name.name.dunder,
-        tuple(positional),
-        tuple(_arg_key(a, strip_default) for a in kwargs),
-        tuple(returns),
-    )
+    return (base, name.name.dunder, tuple(positional), kwargs, tuple(returns))
 
 
 def cpp_arguments(schema: FunctionSchema) -> tuple[tuple[str, Type | None], ...]:
