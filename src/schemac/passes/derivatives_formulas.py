@@ -206,10 +206,10 @@ def _grads_indices(text: str) -> list[tuple[int, int]]:
 def _check_names(
     formula: Formula, allowed: set[str], scope: FormulaScope, sink: DiagnosticSink
 ) -> None:
-    variables = allowed | CPP_TYPES | CPP_WORDS
     for name in free_names(formula.text):
+        known = name.name in allowed or name.name in CPP_TYPES or name.name in CPP_WORDS
         if name.is_call:
-            if name.name in scope.callables or name.name in variables:
+            if name.name in scope.callables or known:
                 continue
             message = f"call to unknown function '{name.name}' in a derivative formula"
             hint = did_you_mean(name.name, scope.callables) or (
@@ -217,7 +217,7 @@ def _check_names(
                 "helpers to the pass as 'extra_helpers'"
             )
         else:
-            if name.name in variables:
+            if known:
                 continue
             message = f"unknown name '{name.name}' in a derivative formula"
             hint = did_you_mean(name.name, allowed) or (

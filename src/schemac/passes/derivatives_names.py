@@ -13,6 +13,7 @@ are in scope and reports the rest.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 import attrs
 
@@ -33,21 +34,19 @@ class FreeName:
     is_call: bool
 
 
-@attrs.frozen
-class _Token:
+class _Token(NamedTuple):
     kind: str
     text: str
     offset: int
 
 
 def _tokens(formula: str) -> list[_Token]:
-    tokens: list[_Token] = []
-    for match in _TOKEN.finditer(formula):
-        kind = match.lastgroup or "op"
-        if kind == "skip":
-            continue
-        tokens.append(_Token(kind, match.group(), match.start()))
-    return tokens
+    # A named tuple, not an attrs class: ~17,000 tokens for torch's formulas.
+    return [
+        _Token(match.lastgroup or "op", match.group(), match.start())
+        for match in _TOKEN.finditer(formula)
+        if match.lastgroup != "skip"
+    ]
 
 
 def _lambda_parameters(tokens: list[_Token]) -> set[str]:
