@@ -16,10 +16,11 @@ SRC = ROOT / "src" / "schemac"
 # Which top-level schemac packages each layer may import (see docs/architecture.md).
 ALLOWED_IMPORTS: dict[str, set[str]] = {
     "diagnostics": set(),
+    "cachedir": set(),
     "ir": {"diagnostics", "ir"},
-    "frontend": {"diagnostics", "ir", "frontend"},
+    "frontend": {"diagnostics", "cachedir", "ir", "frontend"},
     "passes": {"diagnostics", "ir", "passes"},
-    "backends": {"diagnostics", "ir", "backends"},
+    "backends": {"diagnostics", "cachedir", "ir", "backends"},
 }
 FORBIDDEN_EVERYWHERE = {"torch", "torchgen"}
 

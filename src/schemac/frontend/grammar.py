@@ -9,14 +9,14 @@ to the repository file.
 from __future__ import annotations
 
 import functools
-import hashlib
-import os
 import sys
 from importlib import resources
 from pathlib import Path
 
 import lark
 from lark import Lark
+
+from schemac.cachedir import cache_subdir, content_key
 
 GRAMMAR_NAME = "schema.lark"
 
@@ -56,26 +56,15 @@ def parser_cache_path(text: str) -> str | None:
     """Where the built LALR tables for grammar ``text`` are kept, if anywhere.
 
     Building the tables costs about 0.15 s of CPU, a tenth of a whole compile;
-    loading them costs about 2 ms.  The file lives in the user's own cache
-    directory (never a shared temporary directory: Lark stores the tables as a
-    pickle) and its name hashes everything the tables depend on: the grammar
-    text, the options, and the Lark and Python versions.  Setting
-    ``SCHEMAC_NO_PARSER_CACHE`` disables it.  A cache directory that cannot be
-    created just means building the tables every time.
+    loading them costs about 2 ms.  The name hashes everything the tables
+    depend on: the grammar text, the start symbols, and the Lark and Python
+    versions (see :mod:`schemac.cachedir`).
     """
-    if os.environ.get("SCHEMAC_NO_PARSER_CACHE"):
+    directory = cache_subdir("parser")
+    if directory is None:
         return None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-    directory = Path(base) / "schemac"
-    try:
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    key = "\0".join(
-        (text, repr(START_SYMBOLS), lark.__version__, sys.version, "lalr-contextual-v1")
-    )
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
-    return str(directory / f"schema-parser-{digest}.lark-cache")
+    key = content_key((text, repr(START_SYMBOLS), lark.__version__, sys.version))
+    return str(directory / f"schema-{key}.lark-cache")
 
 
 @functools.cache
