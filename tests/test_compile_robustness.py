@@ -287,6 +287,55 @@ def _string_default(native: Entries, derivs: Entries, rng: random.Random) -> Non
         entry["func"] = text.replace(") ->", f", str note={literal}) ->", 1)
 
 
+_FRESH_RETURNS = [
+    "Tensor", "(Tensor, Tensor)", "(Tensor a, Tensor b)", "Tensor[]", "int", "float", "bool",
+    "Scalar", "ScalarType", "()", "SymInt", "SymInt[]", "int[]", "Tensor?", "str", "Device",
+]  # fmt: skip
+_FRESH_KEYS = ["CPU", "CUDA", "Meta", "CompositeExplicitAutograd", "SparseCPU", "QuantizedCPU"]
+
+
+#: Plausible types and defaults that fit them, so most fresh operators pass the front end.
+_FITTING = {
+    "Tensor": [], "Tensor?": ["None"], "Tensor[]": ["[]"], "int": ["0", "-1", "Mean"],
+    "int[]": ["[]", "[0, 1]"], "int[2]": ["1", "[1, 2]"], "SymInt": ["0"], "SymInt[]": ["[]"],
+    "float": ["0.5", "1e-5", "-2"], "bool": ["True", "False"], "Scalar": ["1", "0.5"],
+    "str": ['"mean"', "'x'", '"a\\"b"', '"é"'], "ScalarType?": ["None", "long"],
+    "int?": ["None", "3"], "float?": ["None"], "bool?": ["None", "False"],
+    "Scalar?": ["None"], "int[1]?": ["None", "[0]"], "Generator?": ["None"],
+    "str?": ["None", '"x"'], "Layout?": ["None"], "Device?": ["None"],
+    "MemoryFormat?": ["None", "contiguous_format"], "float[]?": ["None"],
+}  # fmt: skip
+
+
+def _add_operator(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    """A new, self-contained operator: it needs no family, so it often reaches the backends."""
+    odd = rng.random() < 0.15
+    args = ["Tensor self"] if rng.random() < 0.7 else []
+    for i in range(rng.randint(0, 4)):
+        ty = rng.choice(_TYPES if odd else list(_FITTING))
+        arg = f"{ty} a{i}"
+        defaults = _DEFAULTS if odd else _FITTING.get(ty, [])
+        if defaults and rng.random() < 0.4:
+            arg += "=" + rng.choice(defaults)
+        args.append(arg)
+    if rng.random() < 0.3 and len(args) > 1:
+        args.insert(rng.randrange(1, len(args)), "*")
+    name = rng.choice(_NAMES) if odd else f"fresh{rng.randrange(1000)}"
+    overload = rng.choice(["", "", ".Tensor", ".Scalar", ".dim"])
+    returns = (
+        rng.choice(_FRESH_RETURNS) if odd else rng.choice(["Tensor", "Tensor", "(Tensor, Tensor)"])
+    )
+    entry: dict[str, Any] = {"func": f"toyops::{name}{overload}({', '.join(args)}) -> {returns}"}
+    if rng.random() < 0.6:
+        kernel = rng.choice(_KERNELS) if odd else f"{name}_kernel"
+        entry["dispatch"] = {rng.choice(_FRESH_KEYS): kernel}
+    if args and args[0] == "Tensor self" and rng.random() < 0.4:
+        entry["variants"] = rng.choice(["function, method", "method"])
+    native.append(entry)
+    if args and args[0] == "Tensor self" and rng.random() < 0.3:
+        derivs.append({"name": entry["func"].removeprefix("toyops::"), "self": "grad"})
+
+
 def _unqualified(func: str) -> str:
     return func.split("::", 1)[1] if "::" in func.split("(")[0] else func
 
@@ -304,7 +353,7 @@ def _follow_renames(before: list[str], native: Entries, derivs: Entries) -> None
 MUTATIONS = (
     _change_type, _change_default, _drop_entry, _duplicate_entry, _rename, _rename_argument,
     _flip_flag, _autogen_missing, _drop_delegate_target, _change_dispatch, _change_formula,
-    _string_default,
+    _string_default, _add_operator, _add_operator, _add_operator,
 )  # fmt: skip
 
 
@@ -425,6 +474,8 @@ TARGETED = {
         "float start=0.0, Tensor(a!) out) -> Tensor(a!)",
         "float start=0.0, Tensor(a!) dest) -> Tensor(a!)",
     ),
+    # an input named 'out': the autogen'd out= variant would have two (was a TranslationError)
+    "input_named_out": ("float low=0.0, float high=1.0", "float out=0.0, float high=1.0"),
     "string_default_escapes": ('str mode="sum"', 'str mode="q\\"uo\\\\te\\n é"'),
     "keyword_argument": ("Tensor self, float sigma=1.0", "Tensor self, float template=1.0"),
     "keyword_overload": ("toyops::blend.Scalar(", "toyops::blend.template("),
@@ -440,6 +491,7 @@ TARGETED_ERRORS = {
     "mutable_optional_tensor": "mutable optional argument 'other'",
     "keyword_argument": "C++ keyword",
     "long_name": "is 400 characters long",
+    "input_named_out": "two arguments named 'out'",
     "macro_argument": "'TORCH_API' is a macro",
 }
 

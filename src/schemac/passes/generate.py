@@ -225,7 +225,7 @@ def _build(
 ) -> FunctionSchema | None:
     """The synthesised schema, or None after reporting why it is not a valid one."""
     try:
-        return make(source.func)
+        schema = make(source.func)
     except SchemacError as error:
         reasons = "; ".join(d.message for d in error.diagnostics)
         sink.error(
@@ -234,6 +234,18 @@ def _build(
             "write the variant in the file instead of listing it in 'autogen'",
         )
         return None
+    # An input named like the out argument the variant adds ('float out=0.0').
+    names = [a.name for a in schema.arguments.flat_all]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        sink.error(
+            first_span(source, "autogen", "func"),
+            f"cannot synthesise the {what} variant of '{source.name}': it would have two "
+            f"arguments named '{twice[0]}'",
+            f"rename the argument '{twice[0]}' of '{source.name}'",
+        )
+        return None
+    return schema
 
 
 def is_view_op(f: NativeFunction) -> bool:
