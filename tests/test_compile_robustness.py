@@ -441,6 +441,12 @@ def _check_mutant(seed: int, tmp_path: Path, good_output: Path) -> tuple[int, Pa
         assert len(listed) > 100, f"{where}: only {len(listed)} outputs"
         missing = [path for path in listed if not (out / path).is_file()]
         assert not missing, f"{where}: manifest lists missing files {missing[:5]}"
+    if seed % 5 == 0:  # dump-ir runs the whole pipeline too, and prints the IR
+        dump = ["dump-ir", *_compile_args(inputs, out)[1:6], "--format", "json"]
+        dump_code, _, dump_err = _run(dump)
+        assert dump_code in (0, 1) and "Traceback" not in dump_err, f"{where}: dump-ir {dump_err}"
+        if dump_code == 1:
+            assert _POSITIONED.search(dump_err), f"{where}: dump-ir\n{dump_err}"
     shutil.rmtree(inputs)
     return code, out
 
