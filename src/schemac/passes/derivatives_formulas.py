@@ -276,7 +276,9 @@ def _finish_forwards(
     foreach = is_foreach(f.func)
 
     def required(formula: str, postfix: str, span: Span) -> tuple[str, ...] | None:
-        found: set[str] = set()
+        # In argument order (a dict as an ordered set): the IR must not depend on
+        # the hash seed.
+        found: dict[str, None] = {}
         for arg in args:
             if isinstance(arg.type, ListType) and not foreach:
                 continue  # list arguments are handled inside the formula's helper
@@ -288,7 +290,7 @@ def _finish_forwards(
                 )
                 return None
             if uses_ident(formula, arg.name + postfix):
-                found.add(arg.name)
+                found[arg.name] = None
         return tuple(found)
 
     for fw in forwards:
