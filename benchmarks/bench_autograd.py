@@ -31,30 +31,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# Runnable as a script: the checkout's sources and the benchmarks package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import clear_torchgen_caches, load_for_targets
 from schemac.backends.driver import compile_to_directory
-from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
 from schemac.ir.module import Module
-from schemac.passes.manager import run_pipeline
 
 if TYPE_CHECKING:
     from benchmarks import Inputs, Stage
 
 
-def _clear_torchgen_caches() -> None:
-    import torchgen.gen as gen
-    import torchgen.packaged.autograd.load_derivatives as ld
-
-    gen._GLOBAL_PARSE_NATIVE_YAML_CACHE.clear()
-    gen._GLOBAL_PARSE_TAGS_YAML_CACHE.clear()
-    gen.parse_tags_yaml.cache_clear()
-    ld._GLOBAL_LOAD_DERIVATIVE_CACHE.clear()
-
-
 def _load(native: str, tags: str, derivatives: str, deprecated: str) -> Module:
-    return run_pipeline(load_module(native, tags, derivatives, deprecated)).module
+    module = load_for_targets(["autograd"], native, tags, derivatives, deprecated)
+    assert isinstance(module, Module)
+    return module
 
 
 def _schemac_full(
@@ -81,7 +74,7 @@ def _torchgen(
 
     def run() -> None:
         if cold:
-            _clear_torchgen_caches()
+            clear_torchgen_caches()
         gen_autograd(native, tags, str(out), autograd_dir, SelectiveBuilder.get_nop_selector())
 
     return run

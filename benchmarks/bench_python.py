@@ -32,15 +32,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# Runnable as a script: the checkout's sources and the benchmarks package.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks import clear_torchgen_caches, load_for_targets
 from schemac.backends.driver import compile_to_directory
-from schemac.backends.registry import required_facts
-from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import torch_yaml_paths
 from schemac.ir.module import Module
-from schemac.passes.base import PassContext
-from schemac.passes.manager import PassManager
 
 if TYPE_CHECKING:
     from benchmarks import Inputs, Stage
@@ -49,20 +48,10 @@ if TYPE_CHECKING:
 Timing = tuple[float, float]
 
 
-def _clear_torchgen_caches() -> None:
-    import torchgen.gen as gen
-    import torchgen.packaged.autograd.load_derivatives as ld
-
-    gen._GLOBAL_PARSE_NATIVE_YAML_CACHE.clear()
-    gen._GLOBAL_PARSE_TAGS_YAML_CACHE.clear()
-    gen.parse_tags_yaml.cache_clear()
-    ld._GLOBAL_LOAD_DERIVATIVE_CACHE.clear()
-
-
 def _load(native: str, tags: str, derivatives: str, deprecated: str) -> Module:
-    # The passes `schemac compile -t python` runs: those its backends need.
-    passes = PassManager.for_requirements(required_facts(["python"]))
-    return passes.run(PassContext(), load_module(native, tags, derivatives, deprecated)).module
+    module = load_for_targets(["python"], native, tags, derivatives, deprecated)
+    assert isinstance(module, Module)
+    return module
 
 
 def _schemac_full(
@@ -88,7 +77,7 @@ def _torchgen(
 
     def run() -> None:
         if cold:
-            _clear_torchgen_caches()
+            clear_torchgen_caches()
         gen_autograd_python(native, tags, str(out), autograd_dir)
 
     return run
