@@ -641,3 +641,24 @@ def test_fuzz_mutants_that_compile_are_valid_cpp(tmp_path: Path, good_output: Pa
             checked += 1
         shutil.rmtree(out)
     assert checked == CPP_FUZZ_SAMPLES
+
+
+def test_macro_named_namespace_and_tag_are_positioned_errors(
+    tmp_path: Path, good_output: Path
+) -> None:
+    inputs = tmp_path / "in"
+    shutil.copytree(TOYOPS, inputs)
+    native = (inputs / "native_functions.yaml").read_text(encoding="utf-8")
+    (inputs / "native_functions.yaml").write_text(
+        native.replace("toyops::", "TORCH_API::"), encoding="utf-8"
+    )
+    with (inputs / "tags.yaml").open("a", encoding="utf-8") as tags:
+        tags.write("- tag: TORCH_CHECK\n  desc: a macro\n")
+    out = tmp_path / "out"
+    shutil.copytree(good_output, out)
+    before = _snapshot(out)
+    code, _, err = _run(_compile_args(inputs, out))
+    assert code == 1, err
+    assert "native_functions.yaml:10:9: error: 'TORCH_API' is a macro" in err, err
+    assert "tags.yaml:17:8: error: 'TORCH_CHECK' is a macro" in err, err
+    assert _snapshot(out) == before

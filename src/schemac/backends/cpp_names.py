@@ -125,4 +125,13 @@ def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
             if diagnostic is not None:
                 diagnostic = attrs.evolve(diagnostic, message=f"{role} {diagnostic.message}")
                 found.setdefault((span, diagnostic.message), diagnostic)
+    # Tags become enumerators (at::Tag::<name>), namespaces C++ namespaces; the
+    # schema target checks them for keywords, a macro name would get past it.
+    named = {t.name: t.span for t in module.tags}
+    for function in module.functions:  # a namespace once, at its first operator
+        named.setdefault(function.namespace, function.func.name_span)
+    for name, span in named.items():
+        macro = _macro_diagnostic(name, span)
+        if macro is not None:
+            found.setdefault((span, macro.message), macro)
     return tuple(found.values())
