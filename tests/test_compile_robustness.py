@@ -16,8 +16,8 @@ good compile, and:
 
 Every fifth mutant also goes through ``dump-ir``.  Mutants are seeded (seed
 ``i`` of the run), so a failure names its seed and reproduces.
-SCHEMAC_ROBUSTNESS_EXAMPLES sets how many (default 40: 5 CPU-seconds, under
-20 s on a loaded two-core machine; 2,000 take about three minutes).  The slow
+SCHEMAC_ROBUSTNESS_EXAMPLES sets how many (default 40: 5 CPU-seconds, 12 s on
+a loaded two-core machine; 300 take 20 CPU-seconds, about a minute).  The slow
 tests compile, with ``g++ -fsyntax-only`` against torch's headers, the
 RegisterSchema.cpp and a registration file of accepted odd input and of
 SCHEMAC_ROBUSTNESS_CPP_SAMPLES (default 2) exit-0 mutants: about 2.5 minutes.
