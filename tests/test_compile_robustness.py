@@ -485,6 +485,11 @@ TARGETED = {
     ),
     # an input named 'out': the autogen'd out= variant would have two (was a TranslationError)
     "input_named_out": ("float low=0.0, float high=1.0", "float out=0.0, float high=1.0"),
+    # two arguments of one name (was a TranslationError in the ATen headers)
+    "argument_twice": (
+        "toyops::scale_twice(Tensor self, Scalar factor)",
+        "toyops::scale_twice(Tensor self, Scalar factor, SymInt self)",
+    ),
     "string_default_escapes": ('str mode="sum"', 'str mode="q\\"uo\\\\te\\n é"'),
     "keyword_argument": ("Tensor self, float sigma=1.0", "Tensor self, float template=1.0"),
     "keyword_overload": ("toyops::blend.Scalar(", "toyops::blend.template("),
@@ -500,6 +505,7 @@ TARGETED_ERRORS = {
     "mutable_optional_tensor": "mutable optional argument 'other'",
     "keyword_argument": "C++ keyword",
     "long_name": "is 400 characters long",
+    "argument_twice": "argument name 'self' is used twice",
     "input_named_out": "two arguments named 'out'",
     "macro_argument": "'TORCH_API' is a macro",
 }

@@ -62,6 +62,19 @@ _DEFAULT_HINT = (
 )
 
 
+def _duplicate_diagnostics(function: NativeFunction) -> Iterator[Diagnostic]:
+    """Two arguments of one name would be two C++ parameters of one name."""
+    seen: set[str] = set()
+    for argument in function.func.arguments.flat_all:
+        if argument.name in seen:
+            yield Diagnostic(
+                argument.span,
+                f"argument name '{argument.name}' is used twice in '{function.func.name}'",
+                "rename one of them",
+            )
+        seen.add(argument.name)
+
+
 def _default_diagnostics(function: NativeFunction) -> Iterator[Diagnostic]:
     """Defaults the backends would have to print as C++ or Python and cannot."""
     for argument in function.func.arguments.flat_all:
@@ -118,8 +131,8 @@ def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
         too_long = _length_diagnostic(function)
         if too_long is not None:
             found.setdefault((too_long.span, too_long.message), too_long)
-        for bad_default in _default_diagnostics(function):
-            found.setdefault((bad_default.span, bad_default.message), bad_default)
+        for bad in (*_duplicate_diagnostics(function), *_default_diagnostics(function)):
+            found.setdefault((bad.span, bad.message), bad)
         for role, name, span in _named(function):
             diagnostic = check_identifier(name, span) or _macro_diagnostic(name, span)
             if diagnostic is not None:
