@@ -63,9 +63,20 @@ _DEFAULT_HINT = (
 
 
 def _duplicate_diagnostics(function: NativeFunction) -> Iterator[Diagnostic]:
-    """Two arguments of one name would be two C++ parameters of one name."""
+    """Two arguments of one name, or a mutable optional Tensor: no C++ signature has them.
+
+    Both parse (torchgen's parser takes them too, so parse_schema must), but
+    PyTorch's files never write them and the C++ API cannot express them.
+    """
     seen: set[str] = set()
     for argument in function.func.arguments.flat_all:
+        if argument.is_write and str(argument.type) == "Tensor?":
+            yield Diagnostic(
+                argument.span,
+                f"mutable optional argument '{argument.name}' (Tensor(a!)?) is not supported",
+                "the C++ API passes a mutable Tensor by reference, which cannot be "
+                "optional; make it 'Tensor(a!)' or drop the '!'",
+            )
         if argument.name in seen:
             yield Diagnostic(
                 argument.span,

@@ -303,14 +303,6 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
                 f"alias annotation on argument '{arg.name}' of type '{arg.type}'",
                 "only Tensor, Tensor? and Tensor[] arguments can carry an alias annotation",
             )
-        elif arg.is_write and str(arg.type) == "Tensor?":
-            # PyTorch's files never write one, and the C++ API has no type for it.
-            yield _error(
-                arg.span,
-                f"mutable optional argument '{arg.name}' (Tensor(a!)?) is not supported",
-                "the C++ API passes a mutable Tensor by reference, which cannot be "
-                "optional; make it 'Tensor(a!)' or drop the '!'",
-            )
     for ret in returns:
         if ret.annotation is not None and str(ret.type) not in ANNOTATABLE_TYPES:
             yield _error(
