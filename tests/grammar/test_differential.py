@@ -136,12 +136,15 @@ def _from_grammar() -> st.SearchStrategy[str]:
     """
     from hypothesis.extra.lark import from_lark
 
-    from schemac.frontend.grammar import schema_parser
+    from schemac.frontend.grammar import build_schema_parser
 
     type_names = st.one_of(
         st.sampled_from(strategies.BASE_TYPES), st.just("__torch__.torch.classes.ns.Foo")
     )
-    return from_lark(schema_parser(), start="schema", explicit={"TYPE_NAME": type_names})
+    # A freshly built parser: one loaded from the table cache has no grammar
+    # object for from_lark to walk.
+    parser = build_schema_parser()
+    return from_lark(parser, start="schema", explicit={"TYPE_NAME": type_names})
 
 
 @settings(_fuzz, max_examples=SHARE)
