@@ -18,6 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -27,11 +28,12 @@ from schemac.cli_pipeline import (
     run_requested_passes,
 )
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import SchemacError, render_all
+from schemac.diagnostics import InputError, SchemacError, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
+from schemac.passes.manager import run_pipeline
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -85,8 +87,9 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
         "check",
         help="load the YAML files and report every problem in them",
         description="Load native_functions.yaml (and optionally tags, derivatives and "
-        "deprecated signatures), check them, and print every diagnostic. "
-        "Exit 0 if the files are valid, 1 if not.",
+        "deprecated signatures), run every pass and the checks compile makes before "
+        "generating code, and print every diagnostic. Exit 0 if the files are valid, "
+        "1 if not.",
     )
     add_input_arguments(parser)
     parser.set_defaults(handler=_check, parser=parser)
@@ -94,6 +97,12 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
 
 def _check(args: argparse.Namespace) -> int:
     module = load_inputs(args)
+    # What compile would reject must fail check too: the passes' consistency
+    # checks, then the names and defaults that must become C++.
+    resolved = run_pipeline(module).module
+    problems = cpp_name_diagnostics(resolved)
+    if problems:
+        raise InputError(problems)
     print(
         f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
         f"{len(module.derivatives)} derivative entries, "

@@ -114,3 +114,30 @@ def test_python_dash_m(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"{bad}:1:13: error: unknown type 'Tensr'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        # A default the compile-time name and default checks reject.
+        (("float high=1.0) -> Tensor", "int[] high=3) -> Tensor"), "unsized list type 'int[]'"),
+        # A pass's consistency check: a structured delegate that does not exist.
+        (
+            ("structured_delegate: window_sum.out", "structured_delegate: window_sum.outt"),
+            "window_sum.outt",
+        ),
+    ],
+)
+def test_check_reports_what_compile_would_reject(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: tuple[str, str], message: str
+) -> None:
+    example = TOYOPS
+    text = (example / "native_functions.yaml").read_text(encoding="utf-8")
+    assert edit[0] in text
+    broken = tmp_path / "native_functions.yaml"
+    broken.write_text(text.replace(edit[0], edit[1]), encoding="utf-8")
+    code = main(["check", str(broken), "--tags", str(example / "tags.yaml")])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert f"{broken}:" in err and message in err
+    assert "Traceback" not in err
