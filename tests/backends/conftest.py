@@ -55,6 +55,39 @@ def schemac_module(torch_paths: TorchYamlPaths) -> Module:
     return run_pipeline(module).module
 
 
+def shared_reference_dir(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]
+) -> Path:
+    """A reference output built once for every xdist worker of the run.
+
+    ``build(destination)`` runs under a file lock in the directory all workers
+    share (the parent of each worker's base temp); the directory is keyed by
+    the installed torch's version, since it outlives the session.
+    """
+    shared = tmp_path_factory.getbasetemp().parent
+    destination = shared / f"{name}-{importlib.metadata.version('torch')}"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not destination.is_dir():
+                build(destination)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return destination
+
+
+@pytest.fixture(scope="session")
+def build_shared_reference(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[str, Callable[[Path], None]], Path]:
+    """:func:`shared_reference_dir` for test modules' own reference fixtures."""
+
+    def build(name: str, builder: Callable[[Path], None]) -> Path:
+        return shared_reference_dir(tmp_path_factory, name, builder)
+
+    return build
+
+
 def _run_torchgen(destination: Path) -> None:
     packaged = _package_dir("torchgen") / "packaged" / "ATen"
     staging = destination.with_name(destination.name + ".partial")
@@ -77,18 +110,7 @@ def torchgen_aten_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path
     ``DIR/core/ATenOpList.cpp``, ``DIR/ops/add.h`` ...  (schemac puts the
     same files under ``OUT/ATen/``).
     """
-    # The parent of the per-worker base temp is shared by all xdist workers.
-    shared = tmp_path_factory.getbasetemp().parent
-    # Keyed by the reference's version: the directory outlives the session.
-    destination = shared / f"torchgen-aten-{importlib.metadata.version('torch')}"
-    with open(shared / "torchgen-aten.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not destination.is_dir():
-                _run_torchgen(destination)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    yield destination
+    yield shared_reference_dir(tmp_path_factory, "torchgen-aten", _run_torchgen)
 
 
 @pytest.fixture(scope="session")

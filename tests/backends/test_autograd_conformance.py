@@ -31,13 +31,11 @@ per-family counts are printed (``pytest -s``) as a record of the match.
 
 from __future__ import annotations
 
-import fcntl
-import importlib.metadata
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -74,18 +72,11 @@ def _run_gen_autograd(destination: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def torchgen_autograd_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+def torchgen_autograd_dir(
+    build_shared_reference: Callable[[str, Callable[[Path], None]], Path],
+) -> Iterator[Path]:
     """torchgen's gen_autograd outputs, generated once for all workers."""
-    shared = tmp_path_factory.getbasetemp().parent
-    destination = shared / f"torchgen-autograd-{importlib.metadata.version('torch')}"
-    with open(shared / "torchgen-autograd.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not destination.is_dir():
-                _run_gen_autograd(destination)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    yield destination
+    yield build_shared_reference("torchgen-autograd", _run_gen_autograd)
 
 
 @pytest.fixture(scope="module")
