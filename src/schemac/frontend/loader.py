@@ -10,9 +10,6 @@ all files, so argument texts shared between files are parsed once.
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from pathlib import Path
 
 from schemac.diagnostics import DiagnosticSink, InputError
@@ -23,6 +20,7 @@ from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.tags_loader import load_tags
 from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
 from schemac.frontend.yaml_nodes import read_yaml
+from schemac.ir.collector import building_ir
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.module import Module, SourceFiles
 from schemac.ir.tags import TagDefinition
@@ -39,27 +37,10 @@ def load_module(
     deprecated: PathLike | None = None,
 ) -> Module:
     """Load and check the given files; raise InputError listing every problem."""
-    with _collector_paused():
+    # The collector is paused while the IR is built and the module moved to
+    # its oldest generation afterwards: see schemac.ir.collector.
+    with building_ir():
         return _load(native_functions, tags, derivatives, deprecated)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a module is loaded.
-
-    Loading allocates a few hundred thousand objects (YAML nodes, IR nodes,
-    spans) and frees almost none until the end; each allocation burst makes
-    the collector re-scan everything alive, which costs more than the loading
-    itself.  Nothing built here forms reference cycles, so pausing it loses
-    nothing; its previous state is restored on the way out.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _load(

@@ -11,14 +11,13 @@ wall time of every pass and can stop after any named pass, which is how
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 
 import attrs
 
 from schemac.diagnostics import did_you_mean
+from schemac.ir.collector import building_ir
 from schemac.ir.module import Module
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.registry import default_pipeline_names, get_all_passes
@@ -145,10 +144,16 @@ class PassManager:
         stop_after: str | None = None,
         pause_gc: bool = True,
     ) -> PipelineResult:
-        """Run the passes in order; see :func:`_paused_gc` for ``pause_gc``."""
+        """Run the passes in order.
+
+        With ``pause_gc`` the cyclic collector is paused while passes build IR
+        and the result is moved to its oldest generation afterwards
+        (:mod:`schemac.ir.collector`): the module is long-lived and acyclic, so
+        walking it in collections finds nothing.
+        """
         if stop_after is not None:
             self.check_pass_name(stop_after)
-        with _paused_gc(pause_gc):
+        with building_ir(pause=pause_gc):
             return self._run(ctx, module, stop_after)
 
     def _run(self, ctx: PassContext, module: Module, stop_after: str | None) -> PipelineResult:
@@ -175,26 +180,6 @@ class PassManager:
             if p.name == stop_after:
                 break
         return PipelineResult(module, tuple(timings), tuple(ran))
-
-
-@contextlib.contextmanager
-def _paused_gc(pause: bool) -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while passes run.
-
-    Passes allocate many small frozen IR objects while the whole module is
-    alive; each automatic full collection then walks every one of them, which
-    measured as up to half of a pass's time.  Frozen IR trees have no reference
-    cycles for the collector to find, so pausing it changes nothing but speed;
-    the previous state is restored afterwards.
-    """
-    was_enabled = gc.isenabled()
-    if pause:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if pause and was_enabled:
-            gc.enable()
 
 
 def run_pipeline(
