@@ -88,7 +88,10 @@ def is_tensor_like(ty: Type) -> bool:
     return ty == _TENSOR
 
 
-@attrs.frozen
+# Not slotted: ``_formals`` is a functools.cached_property, which attrs
+# implements on slotted classes with a per-access __getattr__.  The hash is
+# cached because per-compile memos (dispatch.CallMemo) are keyed on arguments.
+@attrs.frozen(slots=False, cache_hash=True)
 class PythonArgument:
     name: str
     type: Type

@@ -12,7 +12,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.cppmodel import cpp_string_literal
-from schemac.backends.python.dispatch import DispatchCall, dispatch_call
+from schemac.backends.python.dispatch import CallMemo, DispatchCall, dispatch_call
 from schemac.backends.python.operators import SIGNATURE_ERRORS, OperatorBinding, as_diagnostic
 from schemac.backends.python.return_types import binding_typenames
 from schemac.diagnostics import InputError
@@ -64,23 +64,23 @@ def _string_literal(text: str) -> str:
     return cpp_string_literal(text)
 
 
-def binding_view(binding: OperatorBinding) -> BindingView:
+def binding_view(binding: OperatorBinding, memo: CallMemo | None = None) -> BindingView:
     try:
-        return _binding_view(binding)
+        return _binding_view(binding, CallMemo() if memo is None else memo)
     except SIGNATURE_ERRORS as error:
         raise InputError([as_diagnostic(binding.overloads[0].function, error)]) from None
 
 
-def _binding_view(binding: OperatorBinding) -> BindingView:
+def _binding_view(binding: OperatorBinding, memo: CallMemo) -> BindingView:
     typenames = binding_typenames([o.function for o in binding.overloads])
     names = {key: local for key, local, _ in typenames}
     cases = []
     for index, group in enumerate(binding.groups):
-        call = dispatch_call(group.signature, group.base, names)
+        call = dispatch_call(group.signature, group.base, names, memo)
         if group.out is None:
             cases.append(Case(index, call))
             continue
-        out_call = dispatch_call(group.signature, group.out, names)
+        out_call = dispatch_call(group.signature, group.out, names, memo)
         cases.append(Case(index, call, out_call, group.signature.output_index))
     return BindingView(
         name=str(binding.name),

@@ -19,7 +19,12 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from schemac.backends.python.overloads import SignedFunction
-from schemac.backends.python.signatures import DeprecatedCall, python_signature
+from schemac.backends.python.signatures import (
+    ArgumentMaker,
+    DeprecatedCall,
+    python_argument,
+    python_signature,
+)
 from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.derivatives import DeprecatedSignature
 from schemac.ir.native import NativeFunction
@@ -98,6 +103,7 @@ def deprecated_signatures(
     *,
     method: bool,
     pruned: bool = False,
+    make_argument: ArgumentMaker = python_argument,
 ) -> list[SignedFunction]:
     """A deprecated signature for every (entry, matching overload) pair, in entry order.
 
@@ -123,6 +129,7 @@ def deprecated_signatures(
                 category_override=function.category_override,
                 method=method,
                 deprecated=DeprecatedCall(entry.schema, call.args),
+                make_argument=make_argument,
             )
             result.append(SignedFunction(signature, function))
         if not matched and not pruned:

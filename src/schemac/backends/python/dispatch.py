@@ -21,17 +21,18 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.backends.aten.signatures import cpp_signature
+from schemac.backends.aten.signatures import cxx_types
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.cpp_api import has_symint
 from schemac.backends.aten.signatures.naming import cpp_name
-from schemac.backends.aten.signatures.type_map import returns_type
+from schemac.backends.aten.signatures.type_map import argument_type, returns_type
+from schemac.backends.python.arguments import PythonArgument
 from schemac.backends.python.errors import UnbindableOverload
 from schemac.backends.python.return_types import structseq_key
 from schemac.backends.python.signatures import PythonSignature
-from schemac.backends.python.unpack import parsed_expression
+from schemac.backends.python.unpack import accessor_of
 from schemac.ir.native import NativeFunction, Variant
-from schemac.ir.schema import Return, SchemaKind
+from schemac.ir.schema import Argument, Return, SchemaKind
 
 #: C++ result types ``torch::autograd::utils::wrap`` can convert to Python
 #: (torch/csrc/autograd/utils/wrap_outputs.h); anything else would not compile.
@@ -64,6 +65,8 @@ WRAPPABLE_RETURNS = frozenset(
         "at::Stream",
     }
 )
+
+_OPTIONS_TYPE = str(cxx_types.TENSOR_OPTIONS)
 
 #: The scattered TensorOptions fields and the parser type each must have.
 OPTIONS_FIELDS: dict[str, str] = {
@@ -132,31 +135,85 @@ class DispatchCall:
         return self.lambda_return == "void"
 
 
-def _lambda_params(sig: PythonSignature, function: NativeFunction) -> list[tuple[str, str]]:
+class CallMemo:
+    """C++ spellings that many overloads share, made once per compile.
+
+    torch's ~2,800 dispatch lambdas take ~9,000 parameters of ~1,000
+    distinct schema arguments, return one of ~100 distinct return lists and
+    read arguments through a few hundred distinct parser arguments.  Each
+    entry is a pure function of its key (IR values and the
+    :class:`PythonArgument` views made from them), so sharing them changes
+    nothing but speed.  One memo lives for one compile (emit.py makes it).
+    """
+
+    def __init__(self) -> None:
+        self._param_types: dict[tuple[Argument, Conventions], str] = {}
+        self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
+        self._accessors: dict[PythonArgument, tuple[str, str]] = {}
+
+    def param_type(self, arg: Argument, conv: Conventions) -> str:
+        """The C++ API type of ``arg`` with symbolic sizes (``cpp_signature(symint=True)``)."""
+        key = (arg, conv)
+        text = self._param_types.get(key)
+        if text is None:
+            cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
+            text = self._param_types[key] = str(cpp)
+        return text
+
+    def return_type(self, function: NativeFunction, conv: Conventions) -> str:
+        returns = function.func.returns
+        key = (returns, conv)
+        text = self._return_types.get(key)
+        if text is None:
+            text = self._return_types[key] = _lambda_return(function, conv)
+        return text
+
+    def parsed(self, index: int, arg: PythonArgument) -> str:
+        """:func:`parsed_expression`, its accessor looked up once per parser argument."""
+        parts = self._accessors.get(arg)
+        if parts is None:
+            extra = f", {arg.default_init}" if arg.default_init is not None else ""
+            parts = self._accessors[arg] = (f"_r.{accessor_of(arg)}(", f"{extra})")
+        return f"{parts[0]}{index}{parts[1]}"
+
+
+def _lambda_params(
+    sig: PythonSignature, function: NativeFunction, conv: Conventions, memo: CallMemo
+) -> list[tuple[str, str]]:
     schema = sig.deprecated.schema if sig.deprecated is not None else function.func
-    cpp = cpp_signature(
-        schema,
-        method=False,
-        faithful=False,
-        symint=True,
-        cpp_no_default_args=function.cpp_no_default_args,
-        conv=Conventions.of(function),
-    )
-    out_names = {a.name for a in schema.arguments.out}
+    args = schema.arguments
+    # The parameters of the overload's plain C++ API signature (cpp_api's
+    # non-faithful order): out arguments first, then the others in schema
+    # order with the TensorOptions quartet packed into one ``options``.
+    # Their defaults do not matter here, so the full signature view (which
+    # spells every default) is not built.
+    ordered: list[Argument | None] = [*args.out, *args.positional]
+    if args.tensor_options is None:
+        ordered.extend(args.kwarg_only)
+    else:
+        ordered.extend(args.pre_tensor_options_kwarg_only)
+        ordered.append(None)
+        ordered.extend(args.post_tensor_options_kwarg_only)
+    # Mutable tensors by value, except the elements of a multi-tensor out.
+    by_value = {a.name for a in args.out} if len(args.out) > 1 else frozenset()
     params = []
-    for param in cpp.params:
-        type_text = str(param.type)
-        if sig.method and param.name == "self":
+    for arg in ordered:
+        if arg is None:
+            params.append((_OPTIONS_TYPE, "options"))
+            continue
+        name = arg.name
+        type_text = memo.param_type(arg, conv)
+        if sig.method and name == "self":
             type_text = "const at::Tensor &"
-        elif (len(out_names) <= 1 or param.name not in out_names) and type_text == "at::Tensor &":
+        elif type_text == "at::Tensor &" and name not in by_value:
             type_text = "at::Tensor"
-        params.append((type_text, param.name))
+        params.append((type_text, name))
     return params
 
 
-def _lambda_return(function: NativeFunction) -> str:
+def _lambda_return(function: NativeFunction, conv: Conventions) -> str:
     plain = tuple(Return(r.name, r.type) for r in function.func.returns)
-    text = str(returns_type(plain, Conventions.of(function)))
+    text = str(returns_type(plain, conv))
     if text not in WRAPPABLE_RETURNS:
         raise UnbindableOverload(f"{function.func.name} returns {text}, which Python cannot wrap")
     return text
@@ -201,11 +258,16 @@ def _check_options_fields(sig: PythonSignature, function: NativeFunction) -> Non
 
 
 def dispatch_call(
-    sig: PythonSignature, function: NativeFunction, structseq_names: dict[str, str]
+    sig: PythonSignature,
+    function: NativeFunction,
+    structseq_names: dict[str, str],
+    memo: CallMemo | None = None,
 ) -> DispatchCall:
+    if memo is None:
+        memo = CallMemo()
     arguments = sig.arguments()
     index_of = {a.name: i for i, a in enumerate(arguments)}
-    parsed = {a.name: parsed_expression(i, a) for i, a in enumerate(arguments)}
+    parsed = {a.name: memo.parsed(i, a) for i, a in enumerate(arguments)}
     takes_options = function.func.arguments.tensor_options is not None
     is_out = function.func.is_out_fn
 
@@ -258,7 +320,8 @@ def dispatch_call(
         if "requires_grad" not in option_names:
             raise UnbindableOverload(f"{function.func}: TensorOptions without requires_grad")
 
-    params = _lambda_params(sig, function)
+    conv = Conventions.of(function)
+    params = _lambda_params(sig, function, conv, memo)
     missing = [name for _, name in params if name not in bound]
     if missing:
         raise UnbindableOverload(f"{function.func}: nothing binds {', '.join(missing)}")
@@ -272,7 +335,7 @@ def dispatch_call(
         comment = f"// [deprecated] aten::{sig.deprecated.schema}"
     else:
         comment = f"// aten::{function.func}"
-    returns = _lambda_return(function)
+    returns = memo.return_type(function, conv)
     returns_first = (
         returns == "void"
         and str(function.func.name).startswith("_foreach_")

@@ -24,6 +24,7 @@ from schemac.backends.python.bindings import (
     forward_declaration,
     method_table_entry,
 )
+from schemac.backends.python.dispatch import CallMemo
 from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
 from schemac.backends.python.return_types import StructSeq, structseqs
 from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
@@ -62,9 +63,9 @@ class ReturnTypesView:
 
 
 def _file_view(
-    templates: Templates, bindings: Sequence[OperatorBinding], **extra: str
+    memo: CallMemo, bindings: Sequence[OperatorBinding], **extra: str
 ) -> BindingFileView:
-    views = tuple(binding_view(b) for b in bindings)
+    views = tuple(binding_view(b, memo) for b in bindings)
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
@@ -85,13 +86,14 @@ def binding_files(
     module: Module, all_bindings: PythonBindings, templates: Templates
 ) -> Iterator[GeneratedFile]:
     sources = module_sources(module, derivatives=True)
+    memo = CallMemo()  # shared by the files of this compile only
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
         return GeneratedFile(_path(path), templates.render(template, view, sources=sources))
 
     yield render(
         "python_variable_methods.cpp.mako",
-        _file_view(templates, all_bindings.for_module(VARIABLE_METHODS)),
+        _file_view(memo, all_bindings.for_module(VARIABLE_METHODS)),
         VARIABLE_METHODS.filename,
     )
 
@@ -99,12 +101,12 @@ def binding_files(
     layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
     shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
     for index, shard in enumerate(shards):
-        view = _file_view(templates, shard, shard_id=f"_{index}")
+        view = _file_view(memo, shard, shard_id=f"_{index}")
         yield render("python_torch_functions.cpp.mako", view, layout.shard_path(index))
 
     for target in SUBMODULES:
         view = _file_view(
-            templates,
+            memo,
             all_bindings.for_module(target),
             qualified_name=target.qualified_name,
             short_name=target.python_module or "",

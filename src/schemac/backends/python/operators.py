@@ -23,7 +23,13 @@ from schemac.backends.python.errors import (
 )
 from schemac.backends.python.overloads import OverloadGroup, SignedFunction, group_overloads
 from schemac.backends.python.routing import BINDING_MODULES, VARIABLE_METHODS, BindingModule
-from schemac.backends.python.signatures import cpp_function_name, python_signature
+from schemac.backends.python.signatures import (
+    ArgumentMaker,
+    ArgumentMemo,
+    cpp_function_name,
+    python_argument,
+    python_signature,
+)
 from schemac.backends.python.skips import (
     GENERATED_TAG,
     SKIPPED_SCHEMA_NAMES,
@@ -139,13 +145,20 @@ def as_diagnostic(function: NativeFunction, error: Exception) -> Diagnostic:
     )
 
 
-def signed_functions(functions: Sequence[NativeFunction]) -> list[SignedFunction]:
+def signed_functions(
+    functions: Sequence[NativeFunction], make_argument: ArgumentMaker = python_argument
+) -> list[SignedFunction]:
     """Each function with its (function-side) Python signature."""
     pairs: list[SignedFunction] = []
     problems: list[Diagnostic] = []
     for f in functions:
         try:
-            sig = python_signature(f.func, category_override=f.category_override, method=False)
+            sig = python_signature(
+                f.func,
+                category_override=f.category_override,
+                method=False,
+                make_argument=make_argument,
+            )
             sig.text()  # spells every parameter: unsupported types fail here, at their entry
         except SIGNATURE_ERRORS as error:
             problems.append(as_diagnostic(f, error))
@@ -183,11 +196,12 @@ def operator_bindings(
 
 def python_bindings(module: Module) -> PythonBindings:
     bound = [f for f in module.functions if is_bound(f)]
-    plain = signed_functions(bound)
+    arguments = ArgumentMemo()  # this compile's only
+    plain = signed_functions(bound, arguments)
     # A selective build may drop the overload a deprecated signature calls.
     pruned = module.selection is not None
     function_pairs = plain + deprecated_signatures(
-        module.deprecated, plain, method=False, pruned=pruned
+        module.deprecated, plain, method=False, pruned=pruned, make_argument=arguments
     )
     # A method's signature is the function's without self; only methods need it.
     method_pairs = [
@@ -195,7 +209,9 @@ def python_bindings(module: Module) -> PythonBindings:
         for p in plain
         if VARIABLE_METHODS.binds(p.function)
     ]
-    method_pairs += deprecated_signatures(module.deprecated, plain, method=True, pruned=pruned)
+    method_pairs += deprecated_signatures(
+        module.deprecated, plain, method=True, pruned=pruned, make_argument=arguments
+    )
     per_module = tuple(
         (
             target,

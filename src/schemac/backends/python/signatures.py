@@ -16,6 +16,9 @@ docs/python.md for worked examples):
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import attrs
 
 from schemac.backends.aten.signatures.defaults import cpp_default
@@ -48,7 +51,13 @@ class DeprecatedCall:
     call_args: tuple[str, ...]
 
 
-@attrs.frozen
+#: Makes the PythonArgument of a schema argument (see :class:`ArgumentMemo`).
+ArgumentMaker = Callable[[Argument], PythonArgument]
+
+
+# Not slotted: the signature texts below are functools.cached_property values,
+# which attrs implements on slotted classes with a per-access __getattr__.
+@attrs.frozen(slots=False)
 class PythonSignature:
     #: The operator's base name as Python sees it (``add``, ``add_``, ``__iadd__``).
     name: str
@@ -82,6 +91,19 @@ class PythonSignature:
 
     def text(self, *, skip_outputs: bool = False) -> str:
         """The string handed to PythonArgParser, e.g. ``abs(Tensor input, *, Tensor out=None)``."""
+        return self._text_without_outputs if skip_outputs else self._text
+
+    # Grouping, ordering and printing each ask for the texts; the signature is
+    # frozen, so each is spelled once.
+    @functools.cached_property
+    def _text(self) -> str:
+        return self._spell(skip_outputs=False)
+
+    @functools.cached_property
+    def _text_without_outputs(self) -> str:
+        return self._spell(skip_outputs=True)
+
+    def _spell(self, *, skip_outputs: bool) -> str:
         formals = [a.formal(method=self.method) for a in self.arguments(skip_outputs=skip_outputs)]
         if len(formals) > len(self.input_args):
             formals.insert(len(self.input_args), "*")
@@ -106,6 +128,27 @@ class PythonSignature:
 def python_argument(arg: Argument) -> PythonArgument:
     default = None if arg.default is None else python_default(arg.default, arg.type)
     return PythonArgument(arg.name, arg.type, default)
+
+
+class ArgumentMemo:
+    """:func:`python_argument`, made once per distinct schema argument.
+
+    torch's ~2,400 bound overloads spell ~9,000 arguments but only ~1,000
+    distinct ones (``Tensor self``, ``int dim``...).  Sharing one
+    PythonArgument per distinct argument also shares what it caches (its
+    parser spelling, see PythonArgument.formal).  The result depends only on
+    the argument's value, so the memo is correct for any schema; one memo
+    lives for one compile (python_bindings makes it), never longer.
+    """
+
+    def __init__(self) -> None:
+        self._made: dict[Argument, PythonArgument] = {}
+
+    def __call__(self, arg: Argument) -> PythonArgument:
+        made = self._made.get(arg)
+        if made is None:
+            made = self._made[arg] = python_argument(arg)
+        return made
 
 
 def cpp_function_name(schema: FunctionSchema) -> str:
@@ -167,6 +210,7 @@ def python_signature(
     category_override: str | None,
     method: bool,
     deprecated: DeprecatedCall | None = None,
+    make_argument: ArgumentMaker = python_argument,
 ) -> PythonSignature:
     args = schema.arguments
     for arg in args.flat_all:
@@ -178,9 +222,9 @@ def python_signature(
     keywords = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
     return PythonSignature(
         name=str(schema.name.name),
-        input_args=tuple(python_argument(a) for a in positional),
-        input_kwargs=tuple(python_argument(a) for a in keywords),
-        output=out_argument(tuple(python_argument(a) for a in args.out)),
+        input_args=tuple(make_argument(a) for a in positional),
+        input_kwargs=tuple(make_argument(a) for a in keywords),
+        output=out_argument(tuple(make_argument(a) for a in args.out)),
         tensor_options=_tensor_options_arguments(schema, category_override),
         method=method,
         deprecated=deprecated,

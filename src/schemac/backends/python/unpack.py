@@ -68,8 +68,13 @@ def accessor(ty: Type, default: str | None, with_default: bool) -> str:
     raise UnsupportedPythonType(str(ty))
 
 
+def accessor_of(arg: PythonArgument) -> str:
+    """The accessor that reads ``arg`` (``tensor``, ``scalartypeWithDefault``)."""
+    return accessor(arg.type, arg.default, arg.default_init is not None)
+
+
 def parsed_expression(index: int, arg: PythonArgument) -> str:
     """``_r.<accessor>(index[, default_init])``: argument ``index`` as a C++ value."""
-    method = accessor(arg.type, arg.default, arg.default_init is not None)
+    method = accessor_of(arg)
     extra = f", {arg.default_init}" if arg.default_init is not None else ""
     return f"_r.{method}({index}{extra})"
