@@ -6,6 +6,7 @@ import pytest
 
 from schemac.frontend.schema_parser import parse_schema
 from schemac.ir.frozen import FrozenMap
+from schemac.ir.module import Module
 from schemac.ir.signature import signature, signature_key, view_signature
 
 
@@ -65,3 +66,19 @@ def test_frozen_map() -> None:
     assert table != FrozenMap((("CUDA", 2), ("CPU", 1)))  # order is part of the value
     with pytest.raises(ValueError, match="duplicate"):
         FrozenMap((("CPU", 1), ("CPU", 2)))
+
+
+def test_signature_keys_agree_with_signature_key_on_torch(real_module: Module) -> None:
+    """The three keys computed at once equal the three computed one by one."""
+    from schemac.passes.derivatives_signature import signature_key as derivative_key
+    from schemac.passes.derivatives_signature import signature_keys
+
+    for f in real_module.functions:
+        keys = signature_keys(f.func)
+        assert keys.plain == derivative_key(f.func)
+        assert keys.no_defaults == derivative_key(f.func, strip_default=True)
+        assert keys.view_copy == derivative_key(f.func, strip_view_copy_name=True)
+    bernoulli = parse_schema(
+        "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor"
+    )
+    assert ("p", "float", "0.5") in signature_keys(bernoulli).no_defaults[2]

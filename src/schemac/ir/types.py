@@ -45,7 +45,9 @@ BASE_TYPE_NAMES: dict[str, BaseTy] = {t.value: t for t in BaseTy}
 CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 
 
-@attrs.frozen
+# Hashes cached (here and below): types are hashed with every argument, and
+# hashing an enum member goes through a Python-level method.
+@attrs.frozen(cache_hash=True)
 class BaseType:
     name: BaseTy
 
@@ -55,7 +57,7 @@ class BaseType:
         return self.name._value_
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class CustomClassType:
     class_name: str
 
@@ -63,7 +65,7 @@ class CustomClassType:
         return f"{CUSTOM_CLASS_PREFIX}{self.class_name}"
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class OptionalType:
     elem: Type
 
@@ -71,7 +73,7 @@ class OptionalType:
         return f"{self.elem}?"
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class ListType:
     elem: Type
     #: ``int[2]`` has size 2; ``int[]`` has none.  Size 0 prints as ``[]``.

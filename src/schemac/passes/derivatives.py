@@ -34,6 +34,7 @@ from schemac.passes.base import Pass, PassContext
 from schemac.passes.derivatives_entries import add_view_copy_infos, base_name, load_entries
 from schemac.passes.derivatives_formulas import FormulaScope
 from schemac.passes.derivatives_match import Matcher, match_function
+from schemac.passes.derivatives_signature import signature_keys
 from schemac.passes.derivatives_vocabulary import AUTOGRAD_HELPERS, CPP_TYPES
 
 
@@ -63,9 +64,10 @@ class MatchDerivatives(Pass):
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
         scope = formula_scope(module.functions, self.extra_helpers)
-        loaded, used_keys = load_entries(module.functions, module.derivatives, scope, sink)
-        add_view_copy_infos(loaded, module.functions)
-        matcher = Matcher(loaded, sink)
+        keys = {f.name: signature_keys(f.func) for f in module.functions}
+        loaded, used_keys = load_entries(module.functions, module.derivatives, scope, sink, keys)
+        add_view_copy_infos(loaded, module.functions, keys)
+        matcher = Matcher(loaded, keys, sink)
         matched: list[FunctionAutograd] = []
         for f in module.functions:
             found = match_function(f, matcher, sink)

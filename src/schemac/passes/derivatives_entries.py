@@ -18,6 +18,7 @@ import attrs
 from schemac.diagnostics import DiagnosticSink
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY, DifferentiabilityInfo
 from schemac.ir.derivatives import DerivativeEntry
+from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
 from schemac.passes.derivatives_formulas import FormulaScope, analyse_key
@@ -25,8 +26,8 @@ from schemac.passes.derivatives_naming import NodeNamer, view_copy_node_name
 from schemac.passes.derivatives_saved import dedup_saved
 from schemac.passes.derivatives_signature import (
     SignatureKey,
+    SignatureKeys,
     cpp_arguments,
-    signature_key,
 )
 
 #: Names the generated C++ uses itself, so no argument may take them.
@@ -46,7 +47,12 @@ class LoadedEntry:
 
 def base_name(schema: FunctionSchema) -> str:
     """``add``, ``add_``, ``__iand__``: the operator name without overload or namespace."""
-    return str(attrs.evolve(schema.name.name, namespace=None))
+    return schema.name.name.unqualified
+
+
+#: Loaded entries by the name of the function they belong to.  Names are unique
+#: in a module, so a name stands for its function without hashing whole schemas.
+Loaded = dict[OperatorName, LoadedEntry]
 
 
 def load_entries(
@@ -54,24 +60,24 @@ def load_entries(
     entries: tuple[DerivativeEntry, ...],
     scope: FormulaScope,
     sink: DiagnosticSink,
-) -> tuple[dict[FunctionSchema, LoadedEntry], tuple[str, ...]]:
-    # Each function's signature is computed once, also for its entry's lookup.
-    by_schema: dict[FunctionSchema, tuple[NativeFunction, SignatureKey]] = {}
+    keys: dict[OperatorName, SignatureKeys],
+) -> tuple[Loaded, tuple[str, ...]]:
+    """``keys``: every function's signature keys (:func:`signature_keys`), by name."""
+    by_name: dict[OperatorName, NativeFunction] = {}
     by_signature: dict[SignatureKey, list[NativeFunction]] = defaultdict(list)
     for f in functions:
-        key = signature_key(f.func)
-        by_schema[f.func] = (f, key)
-        by_signature[key].append(f)
+        by_name[f.name] = f
+        by_signature[keys[f.name].plain].append(f)
     namer = NodeNamer()
-    loaded: dict[FunctionSchema, LoadedEntry] = {}
+    loaded: Loaded = {}
     used_keys: list[str] = []
     for entry in entries:
-        found = by_schema.get(entry.schema)
-        if found is None:
+        found = by_name.get(entry.schema.name)
+        if found is None or found.func != entry.schema:
             sink.error(entry.schema.span, f"no operator '{entry.schema}' in the module")
             continue
         name = base_name(entry.schema)
-        canonical = _canonical(by_signature[found[1]], name)
+        canonical = _canonical(by_signature[keys[found.name].plain], name)
         if canonical is None:
             sink.error(
                 entry.schema.span,
@@ -124,14 +130,14 @@ def load_entries(
                 )
             )
         _check_output_differentiability(canonical, entry, sink)
-        if canonical.func in loaded:
+        if canonical.name in loaded:
             sink.error(
                 entry.schema.span,
                 f"a second entry for the formulas of '{canonical.name}'",
                 "in-place and functional entries of one operator must differ in schema",
             )
             continue
-        loaded[canonical.func] = LoadedEntry(canonical, tuple(infos))
+        loaded[canonical.name] = LoadedEntry(canonical, tuple(infos))
     return loaded, tuple(used_keys)
 
 
@@ -182,14 +188,16 @@ def _check_output_differentiability(
 
 
 def add_view_copy_infos(
-    loaded: dict[FunctionSchema, LoadedEntry], functions: tuple[NativeFunction, ...]
+    loaded: Loaded,
+    functions: tuple[NativeFunction, ...],
+    keys: dict[OperatorName, SignatureKeys],
 ) -> None:
     """Give each view's ``_copy`` twin the view's infos, unless it has its own."""
-    copies = _view_copies(functions)
-    added: dict[FunctionSchema, LoadedEntry] = {}
+    copies = _view_copies(functions, keys)
+    added: Loaded = {}
     for item in loaded.values():
-        copy = copies.get(item.canonical.func)
-        if copy is None or copy.func in loaded:
+        copy = copies.get(item.canonical.name)
+        if copy is None or copy.name in loaded:
             continue
         infos = tuple(
             attrs.evolve(
@@ -200,7 +208,7 @@ def add_view_copy_infos(
             )
             for info in item.infos
         )
-        added[copy.func] = LoadedEntry(copy, infos)
+        added[copy.name] = LoadedEntry(copy, infos)
     loaded.update(added)
 
 
@@ -221,8 +229,10 @@ def is_view_op(f: NativeFunction) -> bool:
     return returns_alias or inplace_view or wildcard
 
 
-def _view_copies(functions: tuple[NativeFunction, ...]) -> dict[FunctionSchema, NativeFunction]:
-    """View operator schema -> its non-aliasing functional ``_copy`` twin."""
+def _view_copies(
+    functions: tuple[NativeFunction, ...], keys: dict[OperatorName, SignatureKeys]
+) -> dict[OperatorName, NativeFunction]:
+    """View operator name -> its non-aliasing functional ``_copy`` twin."""
     copies: dict[SignatureKey, NativeFunction] = {}
     views: list[NativeFunction] = []
     for f in functions:
@@ -230,13 +240,13 @@ def _view_copies(functions: tuple[NativeFunction, ...]) -> dict[FunctionSchema, 
             if not f.func.name.name.inplace:
                 views.append(f)
         elif f.func.kind() is SchemaKind.functional:
-            copies.setdefault(signature_key(f.func, strip_view_copy_name=True), f)
-    result: dict[FunctionSchema, NativeFunction] = {}
+            copies.setdefault(keys[f.name].view_copy, f)
+    result: dict[OperatorName, NativeFunction] = {}
     for view in views:
-        copy = copies.get(signature_key(view.func, strip_view_copy_name=True))
+        copy = copies.get(keys[view.name].view_copy)
         if copy is not None:
-            result[view.func] = copy
+            result[view.name] = copy
     return result
 
 
-__all__ = ["DEFAULT_AUTOGRAD_KEY", "LoadedEntry", "add_view_copy_infos", "load_entries"]
+__all__ = ["DEFAULT_AUTOGRAD_KEY", "Loaded", "LoadedEntry", "add_view_copy_infos", "load_entries"]

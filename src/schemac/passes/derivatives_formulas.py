@@ -115,11 +115,21 @@ def analyse_key(
     derivatives: list[Derivative] = []
     non_differentiable: list[str] = []
     with_derivatives: set[str] = set()
+    # What every backward formula of this key may read; built once per key, not per formula.
+    returns = tuple(
+        zip(formula_return_names(schema), (r.type for r in schema.returns), strict=True)
+    )
+    allowed = set(BACKWARD_BUILTINS) | set(available)
+    for name, _ in cpp_args + returns:
+        allowed.add(name)
+        allowed.update([name + suffix for suffix in _SAVED_SUFFIXES])
+    if is_foreach(schema):
+        allowed.add("i")
     for formula in sorted(backward, key=_raw_key):
         if formula.text.lower().strip() == NON_DIFFERENTIABLE:
             non_differentiable += formula.variables
             continue
-        derivative = _backward(f, formula, cpp_args, available, scope, sink)
+        derivative = _backward(f, formula, cpp_args, returns, available, allowed, scope, sink)
         if derivative is not None:
             derivatives.append(derivative)
             with_derivatives |= set(formula.variables)
@@ -144,10 +154,13 @@ def _backward(
     f: NativeFunction,
     formula: Formula,
     cpp_args: tuple[tuple[str, Type | None], ...],
+    returns: tuple[tuple[str, Type], ...],
     available: tuple[str, ...],
+    allowed: set[str],
     scope: FormulaScope,
     sink: DiagnosticSink,
 ) -> Derivative | None:
+    """``returns``: formula return names and types; ``allowed``: the free names it may use."""
     schema = f.func
     text = formula.text
     for pattern, hint in FORBIDDEN_CALLS:
@@ -159,15 +172,6 @@ def _backward(
                 hint,
             )
             return None
-    returns = tuple(
-        zip(formula_return_names(schema), (r.type for r in schema.returns), strict=True)
-    )
-    allowed = set(BACKWARD_BUILTINS) | set(available)
-    for name, _ in cpp_args + returns:
-        allowed.add(name)
-        allowed.update(name + suffix for suffix in _SAVED_SUFFIXES)
-    if is_foreach(schema):
-        allowed.add("i")
     _check_names(formula, allowed, scope, sink)
     try:
         rewritten, saved_inputs = save_variables(text, cpp_args, formula.variables)

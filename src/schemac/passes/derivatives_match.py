@@ -30,12 +30,13 @@ from schemac.ir.autograd import (
     ForwardDerivative,
     FunctionAutograd,
 )
+from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
-from schemac.passes.derivatives_entries import LoadedEntry
+from schemac.passes.derivatives_entries import Loaded, LoadedEntry
 from schemac.passes.derivatives_foreach import foreach_info
 from schemac.passes.derivatives_saved import ident_pattern, uses_ident
-from schemac.passes.derivatives_signature import SignatureKey, is_foreach, signature_key
+from schemac.passes.derivatives_signature import SignatureKey, SignatureKeys, is_foreach
 
 
 def _is_generated(f: NativeFunction) -> bool:
@@ -51,16 +52,20 @@ class _Found:
 class Matcher:
     """Looks up infos for functions; built once from all loaded entries."""
 
-    def __init__(self, loaded: dict[FunctionSchema, LoadedEntry], sink: DiagnosticSink) -> None:
+    def __init__(
+        self, loaded: Loaded, keys: dict[OperatorName, SignatureKeys], sink: DiagnosticSink
+    ) -> None:
         self._loaded = loaded
+        self._keys = keys
         self._sink = sink
         self._functional: dict[SignatureKey, LoadedEntry] = {}
         self._non_functional: dict[SignatureKey, LoadedEntry] = {}
-        for schema, item in loaded.items():
+        for name, item in loaded.items():
+            schema = item.canonical.func
             table = (
                 self._functional if schema.kind() is SchemaKind.functional else self._non_functional
             )
-            table[signature_key(schema, strip_default=True)] = item
+            table[keys[name].no_defaults] = item
         # A foreach operator's reference has its base name without the prefix
         # (see ``is_reference``), so each looks only among those, in table order.
         self._functional_by_base = _by_base(self._functional)
@@ -74,10 +79,10 @@ class Matcher:
     def find(self, f: NativeFunction) -> _Found | None:
         if _is_generated(f) and f.func.kind() is SchemaKind.out:
             return None
-        exact = self._loaded.get(f.func)
+        exact = self._loaded.get(f.name)
         if exact is not None:
             return _Found(exact.infos, True)
-        key = signature_key(f.func, strip_default=True)
+        key = self._keys[f.name].no_defaults
         foreach = is_foreach(f.func)
         functional = self._functional.get(key)
         if functional is not None and not foreach:

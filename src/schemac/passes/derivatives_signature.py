@@ -13,6 +13,7 @@ both are computed here, once.
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import NamedTuple
 
 from schemac.ir.schema import FunctionSchema
 from schemac.ir.types import Type
@@ -32,12 +33,7 @@ def signature_key(
     name = schema.name
     base = name.name.base
     if strip_view_copy_name:
-        # A view op and its copy twin pair up by name: ``expand_copy`` with
-        # ``expand``, ``slice_scatter`` with ``slice_inverse``.
-        if base.endswith("_copy"):
-            base = base.replace("_copy", "")
-        elif base.endswith("_scatter"):
-            base = base.replace("scatter", "inverse")
+        base = _view_copy_base(base)
     args = schema.arguments
     all_positional = args.positional
     positional: list[tuple[str, str, str | None]]
@@ -73,6 +69,44 @@ def signature_key(
         if arg.is_write and arg.annotation not in returned:
             returns.append(str(arg.type))
     return (base, name.name.dunder, tuple(positional), kwargs, tuple(returns))
+
+
+class SignatureKeys(NamedTuple):
+    """The three :func:`signature_key` variants matching asks of every function."""
+
+    plain: SignatureKey
+    no_defaults: SignatureKey
+    view_copy: SignatureKey
+
+
+def signature_keys(schema: FunctionSchema) -> SignatureKeys:
+    """:func:`signature_key` plain, ``strip_default`` and ``strip_view_copy_name`` at once.
+
+    The pass needs all three for nearly every function; they differ only in the
+    base name or the defaults, so the arguments are walked once.
+    """
+    plain = signature_key(schema)
+    base, dunder, positional, kwargs, returns = plain
+    assert isinstance(base, str) and isinstance(positional, tuple) and isinstance(kwargs, tuple)
+    stripped: tuple[tuple[object, object, str | None], ...]
+    stripped = tuple((n, t, None) for n, t, _ in positional)
+    if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
+        # As in signature_key(strip_default=True): p keeps its 0.5.
+        stripped = tuple((n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in stripped)
+    stripped_kwargs = tuple((n, t, None) for n, t, _ in kwargs)
+    view_base = _view_copy_base(base)
+    view_copy = plain if view_base == base else (view_base, dunder, positional, kwargs, returns)
+    return SignatureKeys(plain, (base, dunder, stripped, stripped_kwargs, returns), view_copy)
+
+
+def _view_copy_base(base: str) -> str:
+    # A view op and its copy twin pair up by name: ``expand_copy`` with
+    # ``expand``, ``slice_scatter`` with ``slice_inverse``.
+    if base.endswith("_copy"):
+        return base.replace("_copy", "")
+    if base.endswith("_scatter"):
+        return base.replace("scatter", "inverse")
+    return base
 
 
 def cpp_arguments(schema: FunctionSchema) -> tuple[tuple[str, Type | None], ...]:
