@@ -57,7 +57,7 @@ def check_function(
             "foreach kernels take a slow path for tensors on different devices",
         )
 
-    if _looks_random(f) and "nondeterministic_seeded" not in f.tags:
+    if _looks_random(f, name) and "nondeterministic_seeded" not in f.tags:
         sink.error(
             first_span(f, "tags", "func"),
             f"'{name}' looks random but lacks the 'nondeterministic_seeded' tag",
@@ -102,9 +102,8 @@ def first_span(f: NativeFunction, *fields: str) -> Span:
     return f.span
 
 
-def _looks_random(f: NativeFunction) -> bool:
-    """PyTorch's heuristic for operators that consume random state."""
-    name = str(f.name)
+def _looks_random(f: NativeFunction, name: str) -> bool:
+    """PyTorch's heuristic for operators that consume random state (``name``: ``str(f.name)``)."""
     if "rand" in name:
         return True
     if any(is_like(a.type, BaseTy.Generator) for a in f.func.arguments.flat_non_out):

@@ -150,13 +150,16 @@ class GenerateVariants(Pass):
         sink: DiagnosticSink,
     ) -> None:
         fs = list(members.values())
-        implicit_only = all(
-            module.resolution(f.name).has_composite_implicit_autograd_kernel for f in fs
-        )
         if (
             all(f.manual_cpp_binding for f in fs)
             or any(is_view_op(f) and str(f.func.name.name) != "set_" for f in fs)
-            or (implicit_only and not any("core" in f.tags for f in fs))
+            # Implicit-only families are skipped unless core; tags are the cheaper test.
+            or (
+                not any("core" in f.tags for f in fs)
+                and all(
+                    module.resolution(f.name).has_composite_implicit_autograd_kernel for f in fs
+                )
+            )
         ):
             return
         out = members.get(SchemaKind.out)
