@@ -85,7 +85,8 @@ class GradientBlock:
         return " || ".join(f"needs_input_grad[{i}]" for _, i in self.targets)
 
 
-@attrs.frozen
+# Not slotted, so that its cached properties are instance-dict hits (see OperatorPlan).
+@attrs.frozen(slots=False)
 class NodeView:
     op: str
     superclass: str

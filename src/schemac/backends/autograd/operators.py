@@ -151,13 +151,15 @@ def registration_key(key: str) -> str:
     return "Autograd" if key == DEFAULT_AUTOGRAD_KEY else key
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class OperatorPlan:
     """One function's autograd-layer facts; names are computed once, in :func:`plan_of`.
 
-    The derived facts are cached properties (attrs supports them on frozen
-    slotted classes): the five emitters ask each plan the same questions
-    ~100,000 times in all when compiling torch's files.
+    The derived facts are cached properties: the five emitters ask each plan
+    the same questions ~100,000 times in all when compiling torch's files.
+    The class is not slotted because attrs implements cached properties of
+    slotted classes with a ``__getattr__`` that runs on every access; here a
+    cached value is a plain instance-dict hit.
     """
 
     fn: NativeFunction

@@ -83,7 +83,8 @@ _OWNING: dict[Type, str] = {
 }
 
 
-@attrs.frozen
+# Not slotted, so that its cached properties are instance-dict hits (see OperatorPlan).
+@attrs.frozen(slots=False)
 class SavedMember:
     """One saved value as the node declares, releases, unpacks and visits it."""
 
