@@ -13,13 +13,19 @@ from schemac.backends.templating import Templates
 
 @attrs.frozen
 class FunctionsView:
-    nodes: tuple[NodeView, ...]
+    #: Emptied once both files are printed: Mako keeps the view in a reference
+    #: cycle, and the node views are then freed at once (see kernel_texts.py).
+    nodes: list[NodeView]
 
 
 def functions_files(
     templates: Templates, nodes: tuple[NodeView, ...], sources: tuple[str, ...], directory: str
 ) -> Iterator[GeneratedFile]:
-    view = FunctionsView(nodes)
-    for name in ("Functions.h", "Functions.cpp"):
-        text = templates.render(f"{name}.mako", view, sources=sources)
+    view = FunctionsView(list(nodes))
+    texts = [templates.render(f"{name}.mako", view, sources=sources) for name in _FILES]
+    view.nodes.clear()
+    for name, text in zip(_FILES, texts, strict=True):
         yield GeneratedFile(f"{directory}/{name}", text)
+
+
+_FILES = ("Functions.h", "Functions.cpp")

@@ -18,6 +18,11 @@ import attrs
 
 from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.autograd.calls import Redispatch, redispatch
+from schemac.backends.autograd.kernel_texts import (
+    Registrations,
+    kernel_texts,
+    registrations_by_library,
+)
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import VIEW_FUNCTIONS_WITH_METADATA_CHANGE
 from schemac.backends.autograd.view_funcs import view_func_name
@@ -107,16 +112,9 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
 class InplaceOrViewShardView:
     shard: str
     headers: tuple[str, ...]
-    kernels: tuple[InplaceOrViewKernel, ...]
-
-    @property
-    def by_namespace(self) -> tuple[tuple[str, tuple[InplaceOrViewKernel, ...]], ...]:
-        """Kernels grouped by the library their operators belong to, ``aten`` first."""
-        groups: dict[str, list[InplaceOrViewKernel]] = {}
-        for kernel in self.kernels:
-            groups.setdefault(kernel.namespace, []).append(kernel)
-        order = sorted(groups, key=lambda ns: (ns != "aten", ns))
-        return tuple((ns, tuple(groups[ns])) for ns in order)
+    #: Each kernel's C++ (see kernel_texts.py).
+    kernel_texts: tuple[str, ...]
+    registrations: Registrations
 
 
 def inplace_or_view_plans(plans: tuple[OperatorPlan, ...]) -> tuple[OperatorPlan, ...]:
@@ -129,13 +127,20 @@ def inplace_or_view_files(
     chosen = inplace_or_view_plans(plans)
     files = ShardedFile(f"{directory}/ADInplaceOrViewType.cpp", NUM_SHARDS)
 
+    # Each kernel is built and printed once: it appears in its shard and in
+    # the Everything file.
     kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
+    printed = kernel_texts(templates, "_inplace_or_view_kernels.mako", list(kernels.values()))
+    texts = dict(zip(kernels, printed, strict=True))
+    entries = {name: (k.namespace, k.schema_name, k.name) for name, k in kernels.items()}
+    del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = InplaceOrViewShardView(
             label,
             tuple(sorted({p.root_name for p in shard})),
-            tuple(kernels[p.schema_name] for p in shard),
+            tuple(texts[p.schema_name] for p in shard),
+            registrations_by_library(entries[p.schema_name] for p in shard),
         )
         return templates.render("ADInplaceOrViewType.cpp.mako", view, sources=sources)
 

@@ -16,6 +16,11 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.autograd.calls import Redispatch, redispatch
+from schemac.backends.autograd.kernel_texts import (
+    Registrations,
+    kernel_texts,
+    registrations_by_library,
+)
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import DONT_RECORD_TRACE
 from schemac.backends.output.files import GeneratedFile
@@ -136,16 +141,9 @@ def _kernel(plan: OperatorPlan) -> TraceKernel:
 class TraceShardView:
     shard: str
     headers: tuple[str, ...]
-    kernels: tuple[TraceKernel, ...]
-
-    @property
-    def by_namespace(self) -> tuple[tuple[str, tuple[TraceKernel, ...]], ...]:
-        """Kernels grouped by the library their operators belong to, ``aten`` first."""
-        groups: dict[str, list[TraceKernel]] = {}
-        for kernel in self.kernels:
-            groups.setdefault(kernel.namespace, []).append(kernel)
-        order = sorted(groups, key=lambda ns: (ns != "aten", ns))
-        return tuple((ns, tuple(groups[ns])) for ns in order)
+    #: Each kernel's C++ (see kernel_texts.py).
+    kernel_texts: tuple[str, ...]
+    registrations: Registrations
 
 
 def trace_files(
@@ -154,13 +152,20 @@ def trace_files(
     chosen = tuple(p for p in plans if p.is_traced)
     files = ShardedFile(f"{directory}/TraceType.cpp", NUM_SHARDS)
 
+    # Each kernel is built and printed once: it appears in its shard and in
+    # the Everything file.
     kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
+    printed = kernel_texts(templates, "_trace_type_kernels.mako", list(kernels.values()))
+    texts = dict(zip(kernels, printed, strict=True))
+    entries = {name: (k.namespace, k.schema_name, k.name) for name, k in kernels.items()}
+    del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = TraceShardView(
             label,
             tuple(sorted({p.root_name for p in shard})),
-            tuple(kernels[p.schema_name] for p in shard),
+            tuple(texts[p.schema_name] for p in shard),
+            registrations_by_library(entries[p.schema_name] for p in shard),
         )
         return templates.render("TraceType.cpp.mako", view, sources=sources)
 

@@ -15,7 +15,8 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.autograd.kernels import KernelView, kernel_view
+from schemac.backends.autograd.kernel_texts import kernel_texts
+from schemac.backends.autograd.kernels import kernel_view
 from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
@@ -38,13 +39,9 @@ class RegistrationBlock:
 class VariableTypeShardView:
     shard: str
     headers: tuple[str, ...]
-    kernels: tuple[KernelView, ...]
+    #: Each kernel's C++ (see kernel_texts.py).
+    kernel_texts: tuple[str, ...]
     registrations: tuple[RegistrationBlock, ...]
-    #: Packs the scattered TensorOptions arguments for formulas that save ``options``.
-    options_line: str = (
-        "const auto options = TensorOptions().dtype(dtype).layout(layout)"
-        ".device(device).pinned_memory(pin_memory);"
-    )
 
 
 @attrs.frozen
@@ -70,11 +67,11 @@ def _registrations(plans: tuple[OperatorPlan, ...]) -> tuple[RegistrationBlock, 
 
 
 def _shard_view(
-    label: str, plans: tuple[OperatorPlan, ...], kernels: dict[str, tuple[KernelView, ...]]
+    label: str, plans: tuple[OperatorPlan, ...], texts: dict[str, tuple[str, ...]]
 ) -> VariableTypeShardView:
-    views = tuple(k for plan in plans for k in kernels[plan.schema_name])
+    kernels = tuple(text for plan in plans for text in texts[plan.schema_name])
     headers = tuple(sorted({p.root_name for p in plans if not p.uses_not_implemented_fallback}))
-    return VariableTypeShardView(label, headers, views, _registrations(plans))
+    return VariableTypeShardView(label, headers, kernels, _registrations(plans))
 
 
 def variable_type_files(
@@ -85,18 +82,20 @@ def variable_type_files(
         f"{directory}/VariableType.h",
         templates.render("VariableType.h.mako", VariableTypeHeaderView(), sources=sources),
     )
-    # Each kernel is built once: it appears in its shard and in the Everything file.
-    kernels = {
-        plan.schema_name: ()
-        if plan.uses_not_implemented_fallback
-        else tuple(kernel_view(plan, key) for key in plan.autograd_keys)
+    # Each kernel is built and printed once: it appears in its shard and in
+    # the Everything file.
+    keys = {
+        plan.schema_name: () if plan.uses_not_implemented_fallback else plan.autograd_keys
         for plan in chosen
     }
+    views = [kernel_view(plan, key) for plan in chosen for key in keys[plan.schema_name]]
+    printed = iter(kernel_texts(templates, "_variable_type_kernels.mako", views))
+    texts = {name: tuple(next(printed) for _ in plan_keys) for name, plan_keys in keys.items()}
     files = ShardedFile(f"{directory}/VariableType.cpp", NUM_SHARDS)
     for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, NUM_SHARDS)):
-        view = _shard_view(str(index), shard, kernels)
+        view = _shard_view(str(index), shard, texts)
         text = templates.render("VariableType.cpp.mako", view, sources=sources)
         yield GeneratedFile(files.shard_path(index), text)
-    view = _shard_view("Everything", chosen, kernels)
+    view = _shard_view("Everything", chosen, texts)
     text = templates.render("VariableType.cpp.mako", view, sources=sources)
     yield GeneratedFile(files.everything_path, text)
