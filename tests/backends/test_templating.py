@@ -32,6 +32,8 @@ def package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     (root / "templates" / "typo.h.mako").write_text("int ${view.nmae};\n")
     (root / "templates" / "free.h.mako").write_text("int ${undefined_name};\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+    # Each test's package lives in its own tmp_path: forget the one imported before.
+    monkeypatch.delitem(sys.modules, "fake_backend", raising=False)
     return "fake_backend"
 
 
@@ -94,3 +96,40 @@ def test_the_wheel_carries_every_template(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         inside = set(archive.namelist())
     assert [s for s in sources if s not in inside] == []
+
+
+def test_compiled_bundle_is_reused_and_a_corrupt_one_rebuilt(
+    package: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SCHEMAC_NO_CACHE", raising=False)
+    first = Templates(package).render("ok.h.mako", _View("x"))
+    (bundle,) = (tmp_path / "cache" / "schemac" / "templates").glob("*.marshal")
+    assert Templates(package).render("ok.h.mako", _View("x")) == first
+    bundle.write_bytes(b"not marshal data")
+    assert Templates(package).render("ok.h.mako", _View("x")) == first
+    assert bundle.read_bytes() != b"not marshal data"
+
+
+def test_an_edited_template_gets_a_new_bundle(
+    package: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SCHEMAC_NO_CACHE", raising=False)
+    assert Templates(package).render("ok.h.mako", _View("x")).endswith("int x;\n")
+    templates = Path(templating.template_dir(package))
+    (templates / "ok.h.mako").write_text("long ${view.name};\n")
+    assert Templates(package).render("ok.h.mako", _View("x")) == "long x;\n"
+    assert len(list((tmp_path / "cache" / "schemac" / "templates").glob("*.marshal"))) == 2
+
+
+def test_templates_render_without_a_cache(package: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHEMAC_NO_CACHE", "1")
+    assert Templates(package).render("ok.h.mako", _View("y")).endswith("int y;\n")
+
+
+def test_includes_resolve_to_sibling_templates(package: str) -> None:
+    templates = Path(templating.template_dir(package))
+    (templates / "part.mako").write_text("// part of ${view.name}\n")
+    (templates / "whole.h.mako").write_text('<%include file="part.mako"/>int ${view.name};\n')
+    assert Templates(package).render("whole.h.mako", _View("z")) == "// part of z\nint z;\n"

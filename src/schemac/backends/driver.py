@@ -45,7 +45,8 @@ def emit_targets(
         for entry in backends_for(target):
             backend = entry.load()
             for file in backend.emit(module, options):
-                output.add(attrs.evolve(file, target=target))
+                # Direct construction: attrs.evolve introspects the fields per call.
+                output.add(GeneratedFile(file.path, file.text, target, file.span))
         if timings is not None:
             timings.append((target, time.perf_counter() - start))
     return output.files()

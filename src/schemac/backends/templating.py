@@ -20,24 +20,71 @@ Mako syntax to remember when writing C++ templates: a line starting with ``%``
 is a control line and ``##`` starts a template comment, so C++'s token-pasting
 ``##`` must be written ``${'##'}``; ``\\`` at the end of a line joins lines
 unless doubled.
+
+Note [Compiled template bundles]
+    Mako turns a template into a Python module.  Compiling the templates of a
+    backend costs tens of milliseconds, and importing Mako's generated
+    modules from source costs more again when bytecode is not written
+    (``PYTHONDONTWRITEBYTECODE``).  So the code objects of all templates of
+    one ``templates/`` folder are kept in one marshalled file in schemac's
+    cache (:mod:`schemac.cachedir`), named by a hash of every template's
+    name and text and of the Mako and Python versions: loading a backend's
+    templates is one read and one ``marshal.loads``.  The templates are
+    then ordinary Mako templates (:class:`mako.template.ModuleTemplate`)
+    whose ``<%include>`` goes through :meth:`Templates.get_template`.
 """
 
 from __future__ import annotations
 
+import marshal
+import os
 import sys
+import tempfile
+import types
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import attrs
-import mako
-from mako.lookup import TemplateLookup
 
 from schemac.backends.output.files import generated_banner
 from schemac.cachedir import cache_subdir, content_key
 from schemac.ir.module import Module
 
 TEMPLATE_DIR_NAME = "templates"
+
+#: Bumped when the layout of a compiled bundle changes.
+_BUNDLE_FORMAT = "schemac-template-bundle-1"
+
+
+def _import_mako() -> Any:
+    """``mako.template``, without the syntax highlighter of Mako's HTML error pages.
+
+    ``mako.exceptions`` imports pygments (when installed) as it is imported,
+    only to colour the HTML tracebacks of ``html_error_template()``, which
+    schemac never renders: a quarter of Mako's import time in every run.
+    Hiding the plugin while Mako is first imported makes Mako take its
+    documented fallback (plain escaping); the entry is removed again, so a
+    later import of the plugin in the same process works as usual.
+    """
+    plugin = "mako.ext.pygmentplugin"
+    if "mako.exceptions" in sys.modules or plugin in sys.modules:
+        import mako.template
+
+        return mako.template
+    sys.modules[plugin] = None  # type: ignore[assignment]
+    try:
+        import mako.template
+    finally:
+        if sys.modules.get(plugin, 0) is None:
+            del sys.modules[plugin]
+    return mako.template
+
+
+_mako_template = _import_mako()
+import mako  # noqa: E402  (after _import_mako, which decides how Mako is first imported)
+from mako.exceptions import TopLevelLookupException  # noqa: E402
 
 
 def module_sources(module: Module, *, derivatives: bool = False) -> tuple[str, ...]:
@@ -53,34 +100,61 @@ def module_sources(module: Module, *, derivatives: bool = False) -> tuple[str, .
     return tuple(f for f in files if f)
 
 
-def _compiled_template_dir(directory: Path) -> Path | None:
-    """Where Mako keeps the compiled modules of the templates in ``directory``.
-
-    Compiling a backend's templates costs tens of milliseconds per run.  The
-    directory name hashes every template's name and text and the Mako and
-    Python versions, so an edited template gets a fresh directory.
-    """
-    pieces: list[str | bytes] = [mako.__version__, sys.version]
-    for path in sorted(directory.glob("*.mako")):
-        pieces += [path.name, path.read_bytes()]
-    base = cache_subdir("templates")
-    if base is None:
-        return None
-    compiled = base / content_key(pieces)
-    try:
-        compiled.mkdir(exist_ok=True, mode=0o700)
-    except OSError:
-        return None
-    return compiled
-
-
 def template_dir(package: str) -> Path:
     """The ``templates/`` folder of ``package`` (a backend's package name)."""
     return Path(str(resources.files(package) / TEMPLATE_DIR_NAME))
 
 
+def _template_options() -> dict[str, Any]:
+    return {"strict_undefined": True, "input_encoding": "utf-8"}
+
+
+def _compile_bundle(sources: dict[str, str], directory: Path) -> dict[str, types.CodeType]:
+    """Every template's Mako module, compiled to a code object."""
+    codes: dict[str, types.CodeType] = {}
+    for name, text in sources.items():
+        generated = _mako_template.Template(text=text, uri=name, **_template_options()).code
+        codes[name] = compile(generated, str(directory / name), "exec")
+    return codes
+
+
+def _load_bundle(sources: dict[str, str], directory: Path) -> dict[str, types.CodeType]:
+    """The compiled templates of ``directory``, from the cache when it has them.
+
+    See Note [Compiled template bundles].  A missing, unreadable or corrupt
+    bundle is rebuilt; a cache that cannot be written is done without.
+    """
+    base = cache_subdir("templates")
+    if base is None:
+        return _compile_bundle(sources, directory)
+    pieces: list[str | bytes] = [_BUNDLE_FORMAT, mako.__version__, sys.version]
+    for name in sorted(sources):
+        pieces += [name, sources[name]]
+    path = base / f"{content_key(pieces)}.marshal"
+    try:
+        loaded = marshal.loads(path.read_bytes())
+        if isinstance(loaded, dict) and loaded.keys() == sources.keys():
+            return loaded
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    codes = _compile_bundle(sources, directory)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".bundle-", dir=base)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(marshal.dumps(codes))
+        os.replace(temporary, path)
+    except OSError:
+        pass
+    return codes
+
+
 class Templates:
-    """The templates of one backend package; compiled templates are kept per instance."""
+    """The templates of one backend package, compiled once per instance.
+
+    Also the lookup Mako's runtime asks for ``<%include file="..."/>``
+    (:meth:`adjust_uri`, :meth:`get_template`): templates include siblings
+    in the same folder by name.
+    """
 
     def __init__(self, package: str) -> None:
         directory = template_dir(package)
@@ -88,19 +162,35 @@ class Templates:
             raise FileNotFoundError(f"{package} has no {TEMPLATE_DIR_NAME}/ folder at {directory}")
         self.package = package
         self.directory = directory
-        compiled = _compiled_template_dir(directory)
-        self._lookup = TemplateLookup(
-            directories=[str(directory)],
-            strict_undefined=True,
-            input_encoding="utf-8",
-            # The compiled-module directory is keyed by the templates' content,
-            # so Mako need not compare modification times.
-            filesystem_checks=False,
-            module_directory=str(compiled) if compiled is not None else None,
-        )
+        self._sources = {
+            path.name: path.read_text(encoding="utf-8") for path in directory.glob("*.mako")
+        }
+        self._codes: dict[str, types.CodeType] | None = None
+        self._templates: dict[str, Any] = {}
 
     def names(self) -> tuple[str, ...]:
-        return tuple(sorted(p.name for p in self.directory.glob("*.mako")))
+        return tuple(sorted(self._sources))
+
+    def adjust_uri(self, uri: str, relativeto: str | None) -> str:
+        """Mako's lookup protocol: an include names a sibling template."""
+        return uri.lstrip("/")
+
+    def get_template(self, uri: str) -> Any:
+        """The compiled template ``uri`` (a file name in the templates folder)."""
+        template = self._templates.get(uri)
+        if template is not None:
+            return template
+        if uri not in self._sources:
+            raise TopLevelLookupException(f"no template {uri!r} in {self.directory}")
+        if self._codes is None:
+            self._codes = _load_bundle(self._sources, self.directory)
+        module = types.ModuleType(f"schemac_template_{uri}")
+        exec(self._codes[uri], module.__dict__)
+        template = _mako_template.ModuleTemplate(
+            module, template_filename=str(self.directory / uri), lookup=self
+        )
+        self._templates[uri] = template
+        return template
 
     def render(self, name: str, view: object, *, sources: Iterable[str] = ()) -> str:
         """Render template ``name`` with ``view`` and a banner naming ``sources``.
@@ -113,7 +203,7 @@ class Templates:
                 f"template {name} must be rendered with an attrs view object,"
                 f" not {type(view).__name__}"
             )
-        template = self._lookup.get_template(name)
+        template = self.get_template(name)
         banner = generated_banner(name.removesuffix(".mako"), sources)
         text: str = template.render_unicode(view=view, banner=banner)
         return text

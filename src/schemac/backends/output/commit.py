@@ -190,20 +190,39 @@ def commit(
 
 def _stage(
     staging: Path, files: Sequence[GeneratedFile], manifest: bytes | None
-) -> list[tuple[str, Path]]:
+) -> list[tuple[str, str]]:
     """Write every changed file below ``staging``; the manifest goes last."""
-    staged: list[tuple[str, Path]] = []
+    staged: list[tuple[str, str]] = []
     items = [(f.path, f.data) for f in files]
     if manifest is not None:
         items.append((MANIFEST_NAME, manifest))
-    made: set[Path] = set()
+    root = str(staging)
+    made: set[str] = set()
     for relative, data in items:
-        path = staging / relative
-        _make_parent(path, made)
-        with open(path, "wb") as stream:
-            stream.write(data)
+        directory, _, _ = relative.rpartition("/")
+        if directory not in made:
+            os.makedirs(f"{root}/{directory}", exist_ok=True)
+            made.add(directory)
+        path = f"{root}/{relative}"
+        write_new_file(path, data)
         staged.append((relative, path))
     return staged
+
+
+def write_new_file(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` with three system calls.
+
+    Python's ``open()`` adds an ``fstat``, an ``ioctl`` and an ``lseek`` per
+    file (buffering and tty checks) that thousands of small outputs pay for
+    nothing.
+    """
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view) :]
+    finally:
+        os.close(handle)
 
 
 def _move_whole(staging: Path, out_dir: Path) -> bool:
