@@ -27,7 +27,7 @@ from schemac.ir.derivatives import Formula
 from schemac.ir.native import NativeFunction, Variant
 from schemac.ir.schema import SchemaKind
 from schemac.ir.types import BaseTy, ListType, Type, is_like
-from schemac.passes.derivatives_names import free_names
+from schemac.passes.derivatives_names import all_names_known, free_names
 from schemac.passes.derivatives_saved import (
     FORBIDDEN_CALLS,
     StridesNotSupported,
@@ -210,6 +210,8 @@ def _grads_indices(text: str) -> list[tuple[int, int]]:
 def _check_names(
     formula: Formula, allowed: set[str], scope: FormulaScope, sink: DiagnosticSink
 ) -> None:
+    if all_names_known(formula.text, allowed, scope.callables, CPP_TYPES, CPP_WORDS):
+        return  # the usual case: nothing to report, no need to tokenise
     for name in free_names(formula.text):
         known = name.name in allowed or name.name in CPP_TYPES or name.name in CPP_WORDS
         if name.is_call:
