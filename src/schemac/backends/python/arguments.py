@@ -78,14 +78,12 @@ def parser_type(ty: Type) -> str:
     raise UnsupportedPythonType(str(ty))
 
 
-_TENSOR = BaseType(BaseTy.Tensor)
-
-
 def is_tensor_like(ty: Type) -> bool:
     """Tensor, Tensor?, Tensor[] and Tensor?[]: what counts as "a tensor input"."""
     while isinstance(ty, (OptionalType, ListType)):
         ty = ty.elem
-    return ty == _TENSOR
+    # Same as ``ty == BaseType(BaseTy.Tensor)``, without attrs' field-by-field __eq__.
+    return isinstance(ty, BaseType) and ty.name is BaseTy.Tensor
 
 
 # Not slotted: ``_formals`` is a functools.cached_property, which attrs
@@ -119,6 +117,11 @@ class PythonArgument:
         if self.name == "self" and type_text == "Tensor":
             return as_method, f"{type_text} input{suffix}"
         return as_method, as_method
+
+    @functools.cached_property
+    def type_text(self) -> str:
+        """The schema type as written (``int[]``); overload ordering compares these."""
+        return str(self.type)
 
 
 def out_argument(outputs: tuple[PythonArgument, ...]) -> PythonArgument | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.cppmodel import cpp_string_literal
+from schemac.backends.python.case_body import case_lines, indented_text
 from schemac.backends.python.dispatch import CallMemo, DispatchCall, dispatch_call
 from schemac.backends.python.operators import SIGNATURE_ERRORS, OperatorBinding, as_diagnostic
 from schemac.backends.python.return_types import binding_typenames
@@ -25,6 +26,10 @@ class Case:
     #: The merged out= overload's call and the parser index of ``out``.
     out_call: DispatchCall | None = None
     out_index: int = -1
+
+    def text(self, depth: int) -> str:
+        """The case's statements indented by ``depth`` spaces (see case_body.py)."""
+        return indented_text(case_lines(self.call, self.out_call, self.out_index), depth)
 
 
 @attrs.frozen

@@ -150,6 +150,23 @@ class CallMemo:
         self._param_types: dict[tuple[Argument, Conventions], str] = {}
         self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
         self._accessors: dict[PythonArgument, tuple[str, str]] = {}
+        # Keyed by the function's identity (a function bound both as torch.*
+        # and as a Tensor method is asked twice); each entry keeps its
+        # function alive, so an identity cannot be reused within the memo.
+        self._conventions: dict[int, tuple[NativeFunction, Conventions]] = {}
+        self._facts: dict[int, tuple[NativeFunction, _FunctionFacts]] = {}
+
+    def conventions(self, function: NativeFunction) -> Conventions:
+        hit = self._conventions.get(id(function))
+        if hit is None:
+            hit = self._conventions[id(function)] = (function, Conventions.of(function))
+        return hit[1]
+
+    def facts(self, function: NativeFunction) -> _FunctionFacts:
+        hit = self._facts.get(id(function))
+        if hit is None:
+            hit = self._facts[id(function)] = (function, _function_facts(function, self))
+        return hit[1]
 
     def param_type(self, arg: Argument, conv: Conventions) -> str:
         """The C++ API type of ``arg`` with symbolic sizes (``cpp_signature(symint=True)``)."""
@@ -175,6 +192,35 @@ class CallMemo:
             extra = f", {arg.default_init}" if arg.default_init is not None else ""
             parts = self._accessors[arg] = (f"_r.{accessor_of(arg)}(", f"{extra})")
         return f"{parts[0]}{index}{parts[1]}"
+
+
+@attrs.frozen
+class _FunctionFacts:
+    """What a dispatch call needs from its overload alone, whatever the signature."""
+
+    cpp_name: str
+    #: ``// aten::<schema>`` (deprecated signatures print their own schema).
+    comment: str
+    returns: str
+    #: In-place ``_foreach_*`` ops return their (list) first argument.
+    returns_first_argument: bool
+    callee: str
+
+
+def _function_facts(function: NativeFunction, memo: CallMemo) -> _FunctionFacts:
+    returns = memo.return_type(function, memo.conventions(function))
+    returns_first = (
+        returns == "void"
+        and str(function.func.name).startswith("_foreach_")
+        and function.func.kind() is SchemaKind.inplace
+    )
+    return _FunctionFacts(
+        cpp_name=cpp_name(function.func),
+        comment=f"// aten::{function.func}",
+        returns=returns,
+        returns_first_argument=returns_first,
+        callee=_callee(function),
+    )
 
 
 def _lambda_params(
@@ -320,8 +366,7 @@ def dispatch_call(
         if "requires_grad" not in option_names:
             raise UnbindableOverload(f"{function.func}: TensorOptions without requires_grad")
 
-    conv = Conventions.of(function)
-    params = _lambda_params(sig, function, conv, memo)
+    params = _lambda_params(sig, function, memo.conventions(function), memo)
     missing = [name for _, name in params if name not in bound]
     if missing:
         raise UnbindableOverload(f"{function.func}: nothing binds {', '.join(missing)}")
@@ -329,30 +374,24 @@ def dispatch_call(
     set_requires_grad = bool(sig.tensor_options) and (
         not takes_options or (sig.method and "requires_grad" in parsed)
     )
-    name = cpp_name(function.func)
     typename = structseq_names.get(structseq_key(function)) if structseq_names else None
+    facts = memo.facts(function)
     if sig.deprecated is not None:
         comment = f"// [deprecated] aten::{sig.deprecated.schema}"
     else:
-        comment = f"// aten::{function.func}"
-    returns = memo.return_type(function, conv)
-    returns_first = (
-        returns == "void"
-        and str(function.func.name).startswith("_foreach_")
-        and function.func.kind() is SchemaKind.inplace
-    )
+        comment = facts.comment
     return DispatchCall(
         schema_comment=comment,
         locals=tuple(locals_),
         options=options,
         out_check=out_check,
-        lambda_name=f"dispatch_{name}",
+        lambda_name=f"dispatch_{facts.cpp_name}",
         lambda_params=", ".join(f"{t} {n}" for t, n in params),
-        lambda_return=returns,
-        callee=_callee(function),
+        lambda_return=facts.returns,
+        callee=facts.callee,
         callee_args=", ".join(_callee_args(sig, function, params)),
         lambda_args=", ".join(bound[n] for _, n in params),
         result_suffix=f".set_requires_grad({parsed['requires_grad']})" if set_requires_grad else "",
         structseq_prefix=f"{typename}, " if typename is not None else "",
-        returns_first_argument=returns_first,
+        returns_first_argument=facts.returns_first_argument,
     )

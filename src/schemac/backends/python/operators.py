@@ -41,7 +41,7 @@ from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
-from schemac.ir.types import BaseTy, BaseType
+from schemac.ir.types import BaseTy, BaseType, Type
 
 #: Operators the tracer records through their parts, never as themselves; the
 #: autograd backend's tracer kernels follow the same list.
@@ -60,12 +60,14 @@ def is_bound(function: NativeFunction) -> bool:
     return str(function.func) not in SKIPPED_SCHEMAS
 
 
-_STORAGE = BaseType(BaseTy.Storage)
+def _is_storage(ty: Type) -> bool:
+    # Same as ``ty == BaseType(BaseTy.Storage)``, without attrs' field-by-field __eq__.
+    return isinstance(ty, BaseType) and ty.name is BaseTy.Storage
 
 
 def is_traceable(function: NativeFunction) -> bool:
     """Whether the JIT tracer can record a call (it cannot record Storage or non-Tensor results)."""
-    if any(a.type == _STORAGE for a in function.func.arguments.flat_all):
+    if any(_is_storage(a.type) for a in function.func.arguments.flat_all):
         return False
     if not any(str(r.type).startswith("Tensor") for r in function.func.returns):
         return False

@@ -28,7 +28,6 @@ import attrs
 from schemac.backends.python.signatures import PythonSignature
 from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.native import NativeFunction
-from schemac.ir.types import Type
 
 
 @attrs.frozen
@@ -131,31 +130,35 @@ _LESS_SPECIFIC: frozenset[tuple[str, str]] = frozenset(
 )
 
 
-def _type_less_specific(a: Type, b: Type) -> bool:
-    left, right = str(a), str(b)
+def _type_less_specific(left: str, right: str) -> bool:
     if left == "Tensor[]" and "[]" in right:
         return True
     return (left, right) in _LESS_SPECIFIC
 
 
-def _less_specific(a: PythonSignature, b: PythonSignature) -> bool:
-    left = a.arguments(skip_outputs=True)
-    right = b.arguments(skip_outputs=True)
-    if len(left) != len(right):
+def _less_specific(left: tuple[str, ...], right: tuple[str, ...]) -> bool:
+    """Whether a signature with parameter types ``left`` is less specific than one with ``right``.
+
+    Types are compared by their schema spelling, which is canonical (two types
+    are equal exactly when they print the same).
+    """
+    if len(left) != len(right) or left == right:
         return False
-    pairs = list(zip(left, right, strict=True))
-    if all(x.type == y.type for x, y in pairs):
-        return False
-    return all(str(x.type) == str(y.type) or _type_less_specific(x.type, y.type) for x, y in pairs)
+    return all(x == y or _type_less_specific(x, y) for x, y in zip(left, right, strict=True))
+
+
+def _parameter_types(signature: PythonSignature) -> tuple[str, ...]:
+    return tuple(a.type_text for a in signature.arguments(skip_outputs=True))
 
 
 def sort_overloads(groups: Sequence[OverloadGroup]) -> list[OverloadGroup]:
     ordered = sorted(groups, key=lambda g: g.signature.text())
+    types = [_parameter_types(g.signature) for g in ordered]
     # must_follow[i]: the signatures that signature i has to come after.
     must_follow: dict[int, set[int]] = {}
-    for i, first in enumerate(ordered):
-        for j, second in enumerate(ordered):
-            if _less_specific(first.signature, second.signature):
+    for i, first in enumerate(types):
+        for j, second in enumerate(types):
+            if _less_specific(first, second):
                 must_follow.setdefault(i, set()).add(j)
     if not must_follow:
         return list(ordered)

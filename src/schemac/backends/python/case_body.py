@@ -1,0 +1,90 @@
+"""The C++ of one parser entry: the statements of one ``case`` of a binding.
+
+A binding (binding.mako) switches on the parser entry that matched and runs
+that entry's statements: read the arguments, build the TensorOptions, check
+``out``, then call the dispatch lambda (Note [Dispatch lambdas] in
+dispatch.py).  These statements are printed here, from a :class:`Case`
+view, rather than by nested template defs: the binding template indents each
+case body by its nesting depth, and printing ~2,800 bodies through Mako
+``capture`` and a re-indenting filter cost more than building the lines.
+"""
+
+from __future__ import annotations
+
+from schemac.backends.python.dispatch import DispatchCall
+
+
+def call_lines(c: DispatchCall) -> list[str]:
+    """One overload's statements, unindented, from its comment to its ``return``."""
+    lines = [c.schema_comment]
+    lines.extend(f"auto {name} = {expr};" for name, expr in c.locals)
+    options = c.options
+    if options is not None:
+        lines += [
+            "const auto options = TensorOptions()",
+            f"    .dtype({options.dtype})",
+            f"    .device({options.device})",
+            f"    .layout({options.layout})",
+            f"    .requires_grad({options.requires_grad})",
+            f"    .pinned_memory({options.pin_memory});",
+        ]
+        if options.method:
+            # Tensors that never dispatch (meta, fake) need no device.
+            lines += [
+                "if (!at::impl::tensor_has_dispatch(self)) {",
+                "  torch::utils::maybe_initialize_device(options);",
+                "}",
+            ]
+        else:
+            lines.append("torch::utils::maybe_initialize_device(options);")
+    check = c.out_check
+    if check is not None:
+        lines += [
+            f"check_out_type_matches({check.out}, {check.dtype},",
+            f"                       {check.dtype_is_none}, {check.layout},",
+            f"                       {check.device}, {check.device_is_none});",
+        ]
+    if c.gap_before_lambda:
+        lines.append("")
+    lines += [
+        f"auto {c.lambda_name} = []({c.lambda_params}) -> {c.lambda_return} {{",
+        "  pybind11::gil_scoped_release no_gil;",
+        f"  {'' if c.returns_void else 'return '}{c.callee}({c.callee_args});",
+        "};",
+    ]
+    call = f"{c.lambda_name}({c.lambda_args}){c.result_suffix}"
+    if not c.returns_void:
+        lines.append(f"return wrap({c.structseq_prefix}{call});")
+    elif c.returns_first_argument:
+        # In-place _foreach ops return their first argument, the list itself.
+        lines += [
+            f"{call};",
+            "PyObject* self_tensorlist = _r.args[0];",
+            "Py_INCREF(self_tensorlist);",
+            "return self_tensorlist;",
+        ]
+    else:
+        lines += [f"{call};", "Py_RETURN_NONE;"]
+    return lines
+
+
+def case_lines(call: DispatchCall, out_call: DispatchCall | None, out_index: int) -> list[str]:
+    """A parser entry's statements; with a merged out= twin, branch on whether ``out`` was given."""
+    if out_call is None:
+        return call_lines(call)
+    return [
+        f"if (_r.isNone({out_index})) {{",
+        *_indented(call_lines(call), "  "),
+        "} else {",
+        *_indented(call_lines(out_call), "  "),
+        "}",
+    ]
+
+
+def indented_text(lines: list[str], depth: int) -> str:
+    """``lines`` indented by ``depth`` spaces, one per line; blank lines stay empty."""
+    return "".join(f"{line}\n" for line in _indented(lines, " " * depth))
+
+
+def _indented(lines: list[str], pad: str) -> list[str]:
+    return [pad + line if line.strip() else "" for line in lines]
