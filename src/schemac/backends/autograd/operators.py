@@ -21,8 +21,10 @@ import functools
 
 import attrs
 
-from schemac.backends.aten.signatures.dispatcher import DispatcherSignature, dispatcher_signature
+from schemac.backends.aten.signatures import cxx_types as C
+from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.naming import cpp_name, unambiguous_name
+from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.backends.autograd import policy
 from schemac.backends.autograd.nodes import uses_identifier
 from schemac.ir.autograd import (
@@ -33,7 +35,7 @@ from schemac.ir.autograd import (
 )
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import FunctionSchema, SchemaKind
+from schemac.ir.schema import Argument, FunctionSchema, Return, SchemaKind
 from schemac.ir.types import BaseTy, ListType, is_like
 
 #: Outputs of these operators need no derivative (integer, boolean or fresh results).
@@ -171,7 +173,10 @@ class OperatorPlan:
     #: The kernel's C++ name for the Default autograd key (``add_Tensor``).
     wrapper: str
     kind: SchemaKind
-    signature: DispatcherSignature
+    #: The dispatcher signature's parameters, ``const at::Tensor & self``
+    #: (see :class:`DispatcherSpelling`), and its return type.
+    param_defns: tuple[str, ...]
+    kernel_returns: str
     #: In-place foreach operators using a per-tensor operator's formulas: that
     #: operator's argument names -> this operator's expression for tensor ``i``.
     element_args: tuple[tuple[str, str], ...] = ()
@@ -223,15 +228,11 @@ class OperatorPlan:
     @functools.cached_property
     def kernel_params(self) -> str:
         """The parameter list of every autograd-layer kernel of this function."""
-        return ", ".join(["c10::DispatchKeySet ks", *(p.defn() for p in self.signature.params)])
-
-    @functools.cached_property
-    def kernel_returns(self) -> str:
-        return str(self.signature.returns)
+        return ", ".join(["c10::DispatchKeySet ks", *self.param_defns])
 
     @functools.cached_property
     def param_names(self) -> tuple[str, ...]:
-        return tuple(p.name for p in self.signature.params)
+        return tuple(a.name for a in self.fn.func.arguments.flat_all)
 
     @functools.cached_property
     def ops_name(self) -> str:
@@ -333,12 +334,52 @@ def _element_args(
     )
 
 
+class DispatcherSpelling:
+    """The dispatcher signature's parameters and return type, spelled once per compile.
+
+    Every autograd-layer kernel takes its operator's dispatcher parameters
+    (:func:`~schemac.backends.aten.signatures.dispatcher.dispatcher_signature`:
+    schema order, symbolic sizes, no defaults).  torch's ~3,100 operators
+    have ~16,000 parameters but only ~1,300 distinct (argument, conventions)
+    pairs and ~150 distinct return lists, so each is spelled once.  Entries
+    are pure functions of their keys (IR values); one memo lives for one
+    compile (operator_plans makes it), never longer.
+    """
+
+    def __init__(self) -> None:
+        self._params: dict[Conventions, dict[Argument, str]] = {}
+        self._returns: dict[tuple[tuple[Return, ...], Conventions], str] = {}
+
+    def params(self, func: FunctionSchema, conv: Conventions) -> tuple[str, ...]:
+        spelled = self._params.setdefault(conv, {})
+        defns = []
+        for arg in func.arguments.flat_all:
+            defn = spelled.get(arg)
+            if defn is None:
+                # The parameter exactly as dispatcher_signature_of builds it (symbolic).
+                cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
+                defn = spelled[arg] = C.Param(cpp, arg.name, source=arg.name).defn()
+            defns.append(defn)
+        return tuple(defns)
+
+    def returns(self, func: FunctionSchema, conv: Conventions) -> str:
+        key = (func.returns, conv)
+        text = self._returns.get(key)
+        if text is None:
+            text = self._returns[key] = str(returns_type(func.returns, conv))
+        return text
+
+
 def plan_of(
     fn: NativeFunction,
     autograd: FunctionAutograd | None,
     abstract: bool,
     element_args: tuple[tuple[str, str], ...] = (),
+    spelling: DispatcherSpelling | None = None,
 ) -> OperatorPlan:
+    if spelling is None:
+        spelling = DispatcherSpelling()
+    conv = Conventions.of(fn)
     return OperatorPlan(
         fn=fn,
         autograd=autograd,
@@ -347,7 +388,8 @@ def plan_of(
         schema_name=str(fn.func.name),
         wrapper=wrapper_name(fn),
         kind=fn.func.kind(),
-        signature=dispatcher_signature(fn),
+        param_defns=spelling.params(fn.func, conv),
+        kernel_returns=spelling.returns(fn.func, conv),
         element_args=element_args,
     )
 
@@ -355,9 +397,11 @@ def plan_of(
 def operator_plans(module: Module) -> tuple[OperatorPlan, ...]:
     """One plan per native function, sorted by C++ name (stable), as PyTorch orders them."""
     plans = []
+    spelling = DispatcherSpelling()  # this compile's only
     for fn in module.functions:
         resolution = module.resolutions.get(fn.func.name)
         abstract = resolution.is_abstract if resolution is not None else True
         autograd = module.autograd.for_function(fn.func.name)
-        plans.append(plan_of(fn, autograd, abstract, _element_args(module, fn, autograd)))
+        element_args = _element_args(module, fn, autograd)
+        plans.append(plan_of(fn, autograd, abstract, element_args, spelling))
     return tuple(sorted(plans, key=lambda p: p.cpp_name))
