@@ -24,6 +24,7 @@ from schemac.ir.autograd import (
     SavedProperty,
 )
 from schemac.ir.derivatives import Formula
+from schemac.ir.evolve import evolve
 from schemac.ir.native import NativeFunction, Variant
 from schemac.ir.schema import SchemaKind
 from schemac.ir.types import BaseTy, ListType, Type, is_like
@@ -318,7 +319,7 @@ def _finish_forwards(
         if primals is None:
             continue
         finished.append(
-            attrs.evolve(
+            evolve(
                 fw,
                 formula=formula,
                 required_inputs_fw_grad=tangents,

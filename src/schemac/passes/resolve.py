@@ -36,6 +36,7 @@ from schemac.ir.dispatch import (
     COMPOSITE_KEYS,
     STRUCTURED_DISPATCH_KEYS,
 )
+from schemac.ir.evolve import evolve
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
@@ -102,7 +103,7 @@ def _with_implicit_tags(f: NativeFunction, defined: frozenset[str]) -> NativeFun
     if f.func.name.name.inplace:
         implicit.append("inplace")
     added = tuple(t for t in implicit if t in defined and t not in f.tags)
-    return attrs.evolve(f, tags=f.tags + added) if added else f
+    return evolve(f, tags=f.tags + added) if added else f
 
 
 def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:
