@@ -266,6 +266,16 @@ class FunctionSchema:
             return SchemaKind.mutable
         return SchemaKind.functional
 
+    @functools.cached_property
+    def signature_key(self) -> tuple[OperatorName, Arguments, tuple[Return, ...]]:
+        """:func:`schemac.ir.signature.signature_key` with default options, computed once.
+
+        Synthesis and grouping both bucket every function by it.
+        """
+        from schemac.ir.signature import signature_key  # that module builds on this one
+
+        return signature_key(self)
+
     def schema_order_arguments(self) -> tuple[Argument, ...]:
         return self.arguments.flat_all
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from schemac.diagnostics import DiagnosticSink
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import SchemaKind
-from schemac.ir.signature import SignatureKey, signature_key
+from schemac.ir.signature import SignatureKey
 
 #: signature -> kind -> function; dicts keep the order functions were first seen.
 Families = dict[SignatureKey, dict[SchemaKind, NativeFunction]]
@@ -24,7 +24,7 @@ Families = dict[SignatureKey, dict[SchemaKind, NativeFunction]]
 def bucket_by_signature(functions: Iterable[NativeFunction], sink: DiagnosticSink) -> Families:
     families: Families = {}
     for f in functions:
-        members = families.setdefault(signature_key(f.func), {})
+        members = families.setdefault(f.func.signature_key, {})
         kind = f.func.kind()
         other = members.get(kind)
         if other is not None:
