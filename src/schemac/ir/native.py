@@ -11,6 +11,7 @@ does that, so a dump of the front end's IR shows the file as written.
 from __future__ import annotations
 
 import enum
+import functools
 
 import attrs
 
@@ -101,6 +102,21 @@ class NativeFunction:
     @property
     def name(self) -> OperatorName:
         return self.func.name
+
+    # Computed once per function: synthesis, view grouping and derivative
+    # matching each ask every function.
+    @functools.cached_property
+    def is_view_op(self) -> bool:
+        """Whether it returns an alias of an input (or is an in-place view)."""
+        for ret in self.func.returns:
+            if ret.annotation is not None and not ret.annotation.is_write:
+                return True
+        if "inplace_view" in self.tags and str(self.name) not in ("resize_", "resize_as_"):
+            return True
+        return any(
+            a.annotation is not None and "*" in a.annotation.alias_set_after
+            for a in self.func.arguments.flat_all
+        )
 
     def span_of(self, field: str) -> Span:
         """Where ``field`` was written; the entry's span if it was not."""

@@ -218,15 +218,8 @@ def _copy_name(name: str) -> str:
 
 
 def is_view_op(f: NativeFunction) -> bool:
-    returns_alias = any(
-        r.annotation is not None and not r.annotation.is_write for r in f.func.returns
-    )
-    inplace_view = "inplace_view" in f.tags and str(f.name) not in ("resize_", "resize_as_")
-    wildcard = any(
-        a.annotation is not None and "*" in a.annotation.alias_set_after
-        for a in f.func.arguments.flat_all
-    )
-    return returns_alias or inplace_view or wildcard
+    """Whether ``f`` returns an alias of an input (or is an in-place view)."""
+    return f.is_view_op
 
 
 def _view_copies(

@@ -253,15 +253,7 @@ def _build(
 
 def is_view_op(f: NativeFunction) -> bool:
     """Whether ``f`` returns an alias of an input (or is an in-place view)."""
-    aliasing_return = any(
-        r.annotation is not None and not r.annotation.is_write for r in f.func.returns
-    )
-    inplace_view = "inplace_view" in f.tags and str(f.name) not in ("resize_", "resize_as_")
-    wildcard = any(
-        a.annotation is not None and "*" in a.annotation.alias_set_after
-        for a in f.func.arguments.flat_all
-    )
-    return aliasing_return or inplace_view or wildcard
+    return f.is_view_op
 
 
 def _tensor_like(ty: Type) -> bool:
