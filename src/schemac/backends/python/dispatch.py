@@ -147,7 +147,7 @@ class CallMemo:
     """
 
     def __init__(self) -> None:
-        self._param_types: dict[tuple[Argument, Conventions], str] = {}
+        self._param_types: dict[Conventions, dict[Argument, str]] = {}
         self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
         self._accessors: dict[PythonArgument, tuple[str, str]] = {}
         # Keyed by the function's identity (a function bound both as torch.*
@@ -168,14 +168,12 @@ class CallMemo:
             hit = self._facts[id(function)] = (function, _function_facts(function, self))
         return hit[1]
 
-    def param_type(self, arg: Argument, conv: Conventions) -> str:
-        """The C++ API type of ``arg`` with symbolic sizes (``cpp_signature(symint=True)``)."""
-        key = (arg, conv)
-        text = self._param_types.get(key)
-        if text is None:
-            cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
-            text = self._param_types[key] = str(cpp)
-        return text
+    def param_types(self, conv: Conventions) -> dict[Argument, str]:
+        """The C++ API types (``cpp_signature(symint=True)``) spelled so far under ``conv``."""
+        types = self._param_types.get(conv)
+        if types is None:
+            types = self._param_types[conv] = {}
+        return types
 
     def return_type(self, function: NativeFunction, conv: Conventions) -> str:
         returns = function.func.returns
@@ -242,13 +240,17 @@ def _lambda_params(
         ordered.extend(args.post_tensor_options_kwarg_only)
     # Mutable tensors by value, except the elements of a multi-tensor out.
     by_value = {a.name for a in args.out} if len(args.out) > 1 else frozenset()
+    spelled = memo.param_types(conv)
     params = []
     for arg in ordered:
         if arg is None:
             params.append((_OPTIONS_TYPE, "options"))
             continue
         name = arg.name
-        type_text = memo.param_type(arg, conv)
+        type_text = spelled.get(arg)
+        if type_text is None:
+            cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
+            type_text = spelled[arg] = str(cpp)
         if sig.method and name == "self":
             type_text = "const at::Tensor &"
         elif type_text == "at::Tensor &" and name not in by_value:

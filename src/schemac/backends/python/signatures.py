@@ -112,8 +112,15 @@ class PythonSignature:
 
     def as_method(self) -> PythonSignature:
         """The ``Tensor.<name>`` form: ``self`` is the tensor the method is called on."""
-        return attrs.evolve(
-            self, input_args=tuple(a for a in self.input_args if a.name != "self"), method=True
+        # Direct construction: attrs.evolve introspects the fields on every call.
+        return PythonSignature(
+            self.name,
+            tuple(a for a in self.input_args if a.name != "self"),
+            self.input_kwargs,
+            self.output,
+            self.tensor_options,
+            True,
+            self.deprecated,
         )
 
     def with_outputs_of(self, out_signature: PythonSignature) -> PythonSignature:
@@ -122,7 +129,16 @@ class PythonSignature:
         The out= overload's parameters win (they are a superset), but the C++
         out= overload has no TensorOptions, so those come from this one.
         """
-        return attrs.evolve(out_signature, tensor_options=self.tensor_options)
+        out = out_signature
+        return PythonSignature(
+            out.name,
+            out.input_args,
+            out.input_kwargs,
+            out.output,
+            self.tensor_options,
+            out.method,
+            out.deprecated,
+        )
 
 
 def python_argument(arg: Argument) -> PythonArgument:
