@@ -66,6 +66,8 @@ CASES = [
     (["compile", NATIVE, "-t", "all", "-o", "{out}", "--depfile", "{dir}"], 2, "is a directory"),
     (["compile", NATIVE, "-t", "all", "-o", "{out}", "--outputs-list", "{dir}"], 2, "directory"),
     (["compile", NATIVE, "-t", "all", "-o", "{out}", "--depfile", ""], 2, "an empty path"),
+    (["compile", NATIVE, "-t", "all", "-o", "{out}", "-j", "0"], 2, "positive number"),
+    (["compile", NATIVE, "-t", "all", "-o", "{out}", "-j", "two"], 2, "positive number"),
     (["compile", "{missing}", "-t", "all", "-o", "{out}"], 1, "no such file"),
     (["compile", "{dir}", "-t", "all", "-o", "{out}"], 1, "Is a directory"),
     (["compile", NATIVE, "-t", "all", "-o", "{out}", "--select", "{missing}"], 1, "selection"),

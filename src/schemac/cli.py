@@ -215,7 +215,31 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         help="selective build: a selected_operators.yaml (or a list of operator names); "
         "only the selected operators and what they need are compiled",
     )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=_jobs,
+        default=_default_jobs(),
+        metavar="N",
+        help="processes to use: with 2 (the default on a machine with 2 or more cores) a "
+        "helper process writes the files while the backends generate them; 1 does "
+        "everything in one process. The output is the same either way",
+    )
     parser.set_defaults(handler=_compile, parser=parser)
+
+
+def _default_jobs() -> int:
+    return min(2, os.cpu_count() or 1)
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive number of processes, got {text!r}")
+    return jobs
 
 
 def _output_paths_problem(args: argparse.Namespace) -> str | None:
@@ -262,6 +286,7 @@ def _compile(args: argparse.Namespace) -> int:
             depfile=args.depfile,
             outputs_list=args.outputs_list,
             extra_inputs=() if args.select is None else (str(args.select),),
+            jobs=args.jobs,
         )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")

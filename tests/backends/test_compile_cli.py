@@ -147,6 +147,21 @@ def test_toy_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     _assert_same_bytes_for_different_hash_seeds(tmp_path, [*TOY_ARGS, "-t", targets])
 
 
+def test_one_process_and_a_staging_helper_write_the_same_files(tmp_path: Path) -> None:
+    targets = "headers,schema,cpu,cuda,meta,composite"
+    outs = {jobs: tmp_path / f"j{jobs}" for jobs in ("1", "2")}
+    for jobs, out in outs.items():
+        assert _compile(out, "-j", jobs, targets=targets) == 0
+    assert _snapshot(outs["1"]) == _snapshot(outs["2"])
+    assert len(_snapshot(outs["1"])) > 20
+    # A rerun through the helper compares with OUT and rewrites nothing.
+    for path in outs["2"].rglob("*"):
+        os.utime(path, (OLD, OLD))
+    assert _compile(outs["2"], "-j", "2", targets=targets) == 0
+    assert all(p.stat().st_mtime == OLD for p in outs["2"].rglob("*") if p.is_file())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["j1", "j2"]
+
+
 @pytest.mark.torch
 @pytest.mark.slow  # two whole -t all compiles of torch's YAML: about 30-60 s
 def test_torch_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:

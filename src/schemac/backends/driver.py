@@ -10,12 +10,13 @@ bad and duplicate paths.  :func:`compile_to_directory` then hands the set to
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
+from schemac.backends.output.background import BackgroundStager, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
@@ -24,7 +25,11 @@ from schemac.ir.module import Module
 
 
 def emit_targets(
-    module: Module, targets: Sequence[str], *, timings: list[tuple[str, float]] | None = None
+    module: Module,
+    targets: Sequence[str],
+    *,
+    timings: list[tuple[str, float]] | None = None,
+    on_file: Callable[[GeneratedFile], None] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -32,7 +37,8 @@ def emit_targets(
     C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
     for bad or duplicate paths, and whatever
     :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
-    cannot express.  ``timings``, if given, receives ``(target, seconds)``.
+    cannot express.  ``timings``, if given, receives ``(target, seconds)``;
+    ``on_file``, if given, sees each file as soon as its path was accepted.
     """
     problems = cpp_name_diagnostics(module)
     if problems:
@@ -46,7 +52,9 @@ def emit_targets(
             backend = entry.load()
             for file in backend.emit(module, options):
                 # Direct construction: attrs.evolve introspects the fields per call.
-                output.add(GeneratedFile(file.path, file.text, target, file.span))
+                stamped = GeneratedFile(file.path, file.text, target, file.span)
+                if output.add(stamped) and on_file is not None:
+                    on_file(stamped)
         if timings is not None:
             timings.append((target, time.perf_counter() - start))
     return output.files()
@@ -86,6 +94,7 @@ def compile_to_directory(
     depfile: Path | None = None,
     outputs_list: Path | None = None,
     extra_inputs: Sequence[str] = (),
+    jobs: int = 1,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -95,11 +104,27 @@ def compile_to_directory(
     files, :func:`compiler_files`); the outputs list names
     every output, one ``OUT/path`` a line, for build systems that must know the
     files before they exist.  A dry run writes none of these.
+
+    ``jobs``: with 2 or more (and ``os.fork``), a helper process compares and
+    stages each file while the backends emit the next ones
+    (:mod:`.output.background`); the result is the same, byte for byte.
     """
     timings: list[tuple[str, float]] = []
-    files = emit_targets(module, targets, timings=timings)
-    start = time.perf_counter()
-    report = commit(files, out_dir, targets=targets, dry_run=dry_run)
+    helper = BackgroundStager(out_dir) if jobs > 1 and not dry_run and can_fork() else None
+    try:
+        files = emit_targets(
+            module,
+            targets,
+            timings=timings,
+            on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
+        )
+        start = time.perf_counter()
+        staged = None if helper is None else helper.result()
+    except BaseException:
+        if helper is not None:
+            helper.discard()
+        raise
+    report = commit(files, out_dir, targets=targets, dry_run=dry_run, staged=staged)
     timings.append(("write", time.perf_counter() - start))
     result = CompileResult(files, report, tuple(timings))
     if dry_run:

@@ -28,6 +28,14 @@ from pathlib import Path
 import attrs
 
 from schemac.backends.output.files import GeneratedFile, check_output_path
+from schemac.backends.output.staging import (
+    CREATED,
+    UNCHANGED,
+    UPDATED,
+    Staged,
+    Stager,
+    same_bytes,
+)
 
 MANIFEST_NAME = ".schemac-manifest"
 _MANIFEST_HEADER = (
@@ -97,12 +105,7 @@ def manifest_text(files: Iterable[tuple[str, str]]) -> str:
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
-    try:
-        if path.stat().st_size != len(data):
-            return False
-        return path.read_bytes() == data
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return False
+    return same_bytes(str(path), data)
 
 
 def _inside(root: Path, path: Path) -> bool:
@@ -113,34 +116,75 @@ def _inside(root: Path, path: Path) -> bool:
     return True
 
 
+def stage_files(files: Iterable[GeneratedFile], out_dir: Path) -> Staged:
+    """Compare ``files`` with ``out_dir`` and stage the changed ones, in this process."""
+    stager = Stager(str(out_dir), first_compile=not out_dir.is_dir())
+    try:
+        for file in files:
+            stager.add(file.path, file.data)
+    except BaseException:
+        stager.discard()
+        raise
+    return stager.result()
+
+
+def _compare(files: Sequence[GeneratedFile], out_dir: Path) -> dict[str, str]:
+    """What staging would find, without writing anything (a dry run)."""
+    if not out_dir.is_dir():
+        return dict.fromkeys((f.path for f in files), CREATED)
+    status: dict[str, str] = {}
+    for file in files:
+        destination = out_dir / file.path
+        if _same_bytes(destination, file.data):
+            status[file.path] = UNCHANGED
+        else:
+            status[file.path] = UPDATED if destination.is_file() else CREATED
+    return status
+
+
 def commit(
     files: Sequence[GeneratedFile],
     out_dir: Path,
     *,
     targets: Collection[str],
     dry_run: bool = False,
+    staged: Staged | None = None,
 ) -> CommitReport:
-    """Make ``out_dir`` hold ``files``; ``targets`` are the targets this run compiled."""
+    """Make ``out_dir`` hold ``files``; ``targets`` are the targets this run compiled.
+
+    ``staged``: ``files`` already compared with ``out_dir`` and the changed
+    ones staged (:mod:`.background` does it while backends emit); by default
+    this function stages them itself.  A staging directory is removed in
+    every case, also when the commit fails.
+    """
+    if dry_run:
+        status = _compare(files, out_dir)
+    else:
+        staged = stage_files(files, out_dir) if staged is None else staged
+        status = staged.status
+    staging = None if staged is None else staged.staging
+    try:
+        return _commit_staged(files, out_dir, targets, status, staging, dry_run)
+    finally:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def _commit_staged(
+    files: Sequence[GeneratedFile],
+    out_dir: Path,
+    targets: Collection[str],
+    status: dict[str, str],
+    staging: str | None,
+    dry_run: bool,
+) -> CommitReport:
     previous = read_manifest(out_dir)
     produced = {f.path for f in files}
-
-    created: list[str] = []
-    updated: list[str] = []
-    unchanged: list[str] = []
-    to_write: list[GeneratedFile] = []
     # A first compile has nothing to compare with: no failing stat per file.
     first_compile = not out_dir.is_dir()
-    for file in files:
-        if first_compile:
-            created.append(file.path)
-            to_write.append(file)
-            continue
-        destination = out_dir / file.path
-        if _same_bytes(destination, file.data):
-            unchanged.append(file.path)
-            continue
-        (updated if destination.is_file() else created).append(file.path)
-        to_write.append(file)
+    created = sorted(p for p, s in status.items() if s == CREATED)
+    updated = sorted(p for p, s in status.items() if s == UPDATED)
+    unchanged = sorted(p for p, s in status.items() if s == UNCHANGED)
 
     stale = sorted(
         path for path, target in previous.items() if target in targets and path not in produced
@@ -154,75 +198,36 @@ def commit(
 
     report = CommitReport(
         out_dir=str(out_dir),
-        created=tuple(sorted(created)),
-        updated=tuple(sorted(updated)),
-        unchanged=tuple(sorted(unchanged)),
+        created=tuple(created),
+        updated=tuple(updated),
+        unchanged=tuple(unchanged),
         removed=tuple(removed),
         dry_run=dry_run,
     )
-    if dry_run or not (to_write or removed or manifest_changed):
+    if dry_run or not (created or updated or removed or manifest_changed):
         # A compile that changes nothing touches nothing, not even OUT's parent.
         return report
 
-    # Next to OUT, on the same file system, so os.replace is a rename ("-o ."
-    # needs the absolute path to have a name and a parent).
-    absolute = out_dir.absolute()
-    absolute.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{absolute.name}.schemac-", dir=absolute.parent))
-    try:
-        staged = _stage(staging, to_write, manifest if manifest_changed else None)
-        if first_compile and _move_whole(staging, out_dir):
-            return report
-        out_dir.mkdir(parents=True, exist_ok=True)
-        # Stale files go first: a new file may take the place of a directory
-        # that only stale files kept alive (``a/b.h`` before, ``a`` now).
-        for path in removed:
-            _remove_stale(out_dir, path)
-        made: set[Path] = set()
-        for relative, source in staged:
-            destination = out_dir / relative
-            _make_parent(destination, made)
-            os.replace(source, destination)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    to_move = created + updated
+    if manifest_changed:
+        # The manifest is staged last, into the same directory as the files.
+        stager = Stager(str(out_dir), first_compile=True, staging=staging)
+        stager.write_extra(MANIFEST_NAME, manifest)
+        staging = stager.result().staging
+        to_move.append(MANIFEST_NAME)
+    if staging is not None and first_compile and _move_whole(Path(staging), out_dir):
+        return report
+    out_dir.mkdir(parents=True, exist_ok=True)
+    # Stale files go first: a new file may take the place of a directory
+    # that only stale files kept alive (``a/b.h`` before, ``a`` now).
+    for path in removed:
+        _remove_stale(out_dir, path)
+    made: set[Path] = set()
+    for relative in to_move:
+        destination = out_dir / relative
+        _make_parent(destination, made)
+        os.replace(f"{staging}/{relative}", destination)
     return report
-
-
-def _stage(
-    staging: Path, files: Sequence[GeneratedFile], manifest: bytes | None
-) -> list[tuple[str, str]]:
-    """Write every changed file below ``staging``; the manifest goes last."""
-    staged: list[tuple[str, str]] = []
-    items = [(f.path, f.data) for f in files]
-    if manifest is not None:
-        items.append((MANIFEST_NAME, manifest))
-    root = str(staging)
-    made: set[str] = set()
-    for relative, data in items:
-        directory, _, _ = relative.rpartition("/")
-        if directory not in made:
-            os.makedirs(f"{root}/{directory}", exist_ok=True)
-            made.add(directory)
-        path = f"{root}/{relative}"
-        write_new_file(path, data)
-        staged.append((relative, path))
-    return staged
-
-
-def write_new_file(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` with three system calls.
-
-    Python's ``open()`` adds an ``fstat``, an ``ioctl`` and an ``lseek`` per
-    file (buffering and tty checks) that thousands of small outputs pay for
-    nothing.
-    """
-    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(handle, view) :]
-    finally:
-        os.close(handle)
 
 
 def _move_whole(staging: Path, out_dir: Path) -> bool:

@@ -97,7 +97,8 @@ class OutputSet:
         self._by_folded_path: dict[str, GeneratedFile] = {}
         self._problems: list[Diagnostic] = []
 
-    def add(self, file: GeneratedFile) -> None:
+    def add(self, file: GeneratedFile) -> bool:
+        """Add ``file``; False if it was rejected (the problem is kept for :meth:`files`)."""
         reason = check_output_path(file.path)
         if reason is not None:
             self._problems.append(
@@ -106,7 +107,7 @@ class OutputSet:
                     f"invalid output path {file.path!r} from {_describe(file)}: {reason}",
                 )
             )
-            return
+            return False
         folded = file.path.casefold()
         earlier = self._by_folded_path.get(folded)
         if earlier is not None:
@@ -120,9 +121,10 @@ class OutputSet:
                     " only in case count as the same file",
                 )
             )
-            return
+            return False
         self._by_path[file.path] = file
         self._by_folded_path[folded] = file
+        return True
 
     def add_all(self, files: Iterable[GeneratedFile]) -> None:
         for file in files:

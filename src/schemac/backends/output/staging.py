@@ -1,0 +1,146 @@
+"""Comparing files with the output directory and staging the changed ones.
+
+A :class:`Stager` takes the files of one compile one at a time, compares each
+with what the output directory holds (size first, then bytes) and writes only
+the new or changed ones below a private staging directory next to it, which
+it creates when the first changed file arrives: a compile that changes
+nothing creates nothing, so OUT's parent keeps its mtime.  :mod:`.commit`
+then moves the staged files into place; nothing here touches OUT.
+
+Staging may start while backends are still emitting (:mod:`.background`
+runs a stager in a helper process): it only ever writes into the staging
+directory, which :meth:`Stager.discard` removes if the compile fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import attrs
+
+#: Status letters of a staged file (also the wire format of :mod:`.background`).
+CREATED, UPDATED, UNCHANGED = "c", "u", "="
+
+
+@attrs.frozen
+class Staged:
+    """The outcome of staging: which files are new, changed or unchanged.
+
+    ``staging`` holds every created and updated file at its relative path;
+    it is None when no file needed writing.
+    """
+
+    staging: str | None
+    status: dict[str, str] = attrs.field(eq=False)
+
+    def paths(self, status: str) -> list[str]:
+        return sorted(path for path, s in self.status.items() if s == status)
+
+
+def write_new_file(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` with three system calls.
+
+    Python's ``open()`` adds an ``fstat``, an ``ioctl`` and an ``lseek`` per
+    file (buffering and tty checks) that thousands of small outputs pay for
+    nothing.
+    """
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view) :]
+    finally:
+        os.close(handle)
+
+
+def same_bytes(path: str, data: bytes) -> bool:
+    """Whether the file at ``path`` holds exactly ``data`` (False if there is none)."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+    try:
+        if os.fstat(handle).st_size != len(data):
+            return False
+        chunks = []
+        remaining = len(data) + 1  # one byte more: a file that grew since fstat differs
+        while remaining > 0:
+            chunk = os.read(handle, remaining)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+        return b"".join(chunks) == data
+    except IsADirectoryError:
+        return False
+    finally:
+        os.close(handle)
+
+
+def is_file(path: str) -> bool:
+    return os.path.isfile(path)
+
+
+class Stager:
+    """Stages the files of one compile for ``out_dir``; see the module docstring.
+
+    ``first_compile``: OUT does not exist yet, so there is nothing to compare
+    with and every file is created.  ``staging``: a staging directory to add
+    to (the manifest joins the files a helper process staged).
+    """
+
+    def __init__(self, out_dir: str, *, first_compile: bool, staging: str | None = None) -> None:
+        self.out_dir = out_dir
+        self.first_compile = first_compile
+        # "-o ." needs the absolute path to have a name and a parent.
+        absolute = os.path.abspath(out_dir)
+        self._parent, self._name = os.path.split(absolute)
+        #: Created on the first write, unless an existing one is continued.
+        self._staging = staging
+        self._made: set[str] = set()
+        self._status: dict[str, str] = {}
+
+    def add(self, path: str, data: bytes) -> None:
+        """Stage ``data`` for the relative ``path`` unless OUT already has it."""
+        if self.first_compile:
+            status = CREATED
+        else:
+            destination = f"{self.out_dir}/{path}"
+            if same_bytes(destination, data):
+                self._status[path] = UNCHANGED
+                return
+            status = UPDATED if is_file(destination) else CREATED
+        self._status[path] = status
+        self._write(path, data)
+
+    def write_extra(self, path: str, data: bytes) -> str:
+        """Stage a file that is not compared (the manifest); its staged path."""
+        return self._write(path, data)
+
+    def _write(self, path: str, data: bytes) -> str:
+        staging = self._staging
+        if staging is None:
+            # Next to OUT, on the same file system, so moving into place is a rename.
+            os.makedirs(self._parent, exist_ok=True)
+            staging = self._staging = tempfile.mkdtemp(
+                prefix=f".{self._name}.schemac-", dir=self._parent
+            )
+        directory = path.rpartition("/")[0]
+        if directory not in self._made:
+            # Each directory once per compile, not once per file (thousands of mkdirs).
+            os.makedirs(f"{staging}/{directory}", exist_ok=True)
+            self._made.add(directory)
+        staged = f"{staging}/{path}"
+        write_new_file(staged, data)
+        return staged
+
+    def result(self) -> Staged:
+        return Staged(self._staging, dict(self._status))
+
+    def discard(self) -> None:
+        """Remove the staging directory and everything in it."""
+        if self._staging is not None:
+            shutil.rmtree(self._staging, ignore_errors=True)
+            self._staging = None
