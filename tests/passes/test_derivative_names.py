@@ -1,16 +1,22 @@
-"""The shortcut that skips tokenising formulas whose names are all known.
+"""Shortcuts in reading formulas: known names without tokenising, identifiers without regexes.
 
 ``all_names_known`` must never say True when ``free_names`` finds a name the
 check would report; these tests compare the two on tricky formulas and on
-every formula of torch's derivatives.yaml.
+every formula of torch's derivatives.yaml.  ``uses_ident`` must agree with the
+regular expression it replaces.
 """
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schemac.ir.module import Module
 from schemac.passes.derivatives_names import all_names_known, free_names
+from schemac.passes.derivatives_saved import ident_pattern, uses_ident
 
 KNOWN = frozenset({"grad", "self", "other", "result", "x"})
 CALLABLES = frozenset({"mul", "sum", "add"})
@@ -74,3 +80,12 @@ def test_shortcut_is_sound_on_torch_formulas(real_module: Module) -> None:
                 assert not as_variable, (text, missing)
             checked += 1
     assert checked > 1000
+
+
+_TEXT = st.text(alphabet=st.sampled_from("ab_1 .()-é٣\n"), max_size=12)
+
+
+@given(formula=_TEXT, name=st.text(alphabet=st.sampled_from("ab_1é٣."), min_size=1, max_size=3))
+def test_uses_ident_is_the_regex_search(formula: str, name: str) -> None:
+    expected = re.search(ident_pattern(name), formula) is not None
+    assert uses_ident(formula, name) == expected
