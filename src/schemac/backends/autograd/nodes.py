@@ -26,6 +26,7 @@ from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Co
 from schemac.backends.aten.signatures.naming import base_name
 from schemac.backends.autograd.policy import VIEW_FUNCTIONS
 from schemac.backends.autograd.saved import SavedMember, saved_member
+from schemac.backends.lazy import cached
 from schemac.diagnostics import Diagnostic, SchemacError
 from schemac.ir.autograd import DifferentiabilityInfo
 from schemac.ir.module import Module
@@ -97,27 +98,27 @@ class NodeView:
     blocks: tuple[GradientBlock, ...]
     retains_variables: bool
 
-    @functools.cached_property
+    @cached
     def list_inputs(self) -> tuple[GradientInput, ...]:
         return tuple(i for i in self.inputs if i.is_list)
 
-    @functools.cached_property
+    @cached
     def needs_any_grad_defined(self) -> bool:
         return any(b.checks_any_grad_defined for b in self.blocks)
 
-    @functools.cached_property
+    @cached
     def release_lines(self) -> tuple[str, ...]:
         return tuple(line for m in self.members for line in m.release)
 
-    @functools.cached_property
+    @cached
     def released_checks(self) -> tuple[str, ...]:
         return tuple(c for m in self.members if (c := m.released_check) is not None)
 
-    @functools.cached_property
+    @cached
     def unpacks(self) -> tuple[str, ...]:
         return tuple(u for m in self.members if (u := m.unpack) is not None)
 
-    @functools.cached_property
+    @cached
     def functional_params(self) -> tuple[tuple[str, str], ...]:
         """(type, name) of what the apply function takes after the input mask."""
         params = [("size_t", i.size) for i in self.list_inputs]
@@ -126,16 +127,16 @@ class NodeView:
             params.append(("bool", "retain_variables"))
         return tuple(params)
 
-    @functools.cached_property
+    @cached
     def functional_param_tail(self) -> str:
         """``, T& a, U& b``: the apply function's parameters after the input mask."""
         return "".join(", " + t + "& " + n for t, n in self.functional_params)
 
-    @functools.cached_property
+    @cached
     def functional_arg_tail(self) -> str:
         return "".join(", " + n for _, n in self.functional_params)
 
-    @functools.cached_property
+    @cached
     def data_member_declarations(self) -> tuple[str, ...]:
         lines = [d for m in self.members for d in m.declarations]
         lines += [f"size_t {i.name}_size_;" for i in self.list_inputs]

@@ -17,8 +17,6 @@ is in one of the policy lists that still want a generated pass-through.
 
 from __future__ import annotations
 
-import functools
-
 import attrs
 
 from schemac.backends.aten.signatures import cxx_types as C
@@ -27,6 +25,7 @@ from schemac.backends.aten.signatures.naming import cpp_name, unambiguous_name
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.backends.autograd import policy
 from schemac.backends.autograd.nodes import uses_identifier
+from schemac.backends.lazy import cached
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
     DifferentiabilityInfo,
@@ -159,9 +158,8 @@ class OperatorPlan:
 
     The derived facts are cached properties: the five emitters ask each plan
     the same questions ~100,000 times in all when compiling torch's files.
-    The class is not slotted because attrs implements cached properties of
-    slotted classes with a ``__getattr__`` that runs on every access; here a
-    cached value is a plain instance-dict hit.
+    The class is not slotted: a cached value is then a plain instance-dict
+    hit (see backends/lazy.py).
     """
 
     fn: NativeFunction
@@ -181,31 +179,31 @@ class OperatorPlan:
     #: operator's argument names -> this operator's expression for tensor ``i``.
     element_args: tuple[tuple[str, str], ...] = ()
 
-    @functools.cached_property
+    @cached
     def base(self) -> str:
         return self.fn.func.name.name.base
 
-    @functools.cached_property
+    @cached
     def root_name(self) -> str:
         return self.fn.func.name.name.base
 
-    @functools.cached_property
+    @cached
     def infos(self) -> tuple[DifferentiabilityInfo, ...]:
         return self.autograd.infos if self.autograd is not None else ()
 
-    @functools.cached_property
+    @cached
     def has_derivatives(self) -> bool:
         return any(info.has_derivatives for info in self.infos)
 
-    @functools.cached_property
+    @cached
     def is_inplace_foreach(self) -> bool:
         return self.kind is SchemaKind.inplace and self.base.startswith("_foreach_")
 
-    @functools.cached_property
+    @cached
     def modifies_arguments(self) -> bool:
         return self.kind in (SchemaKind.inplace, SchemaKind.out)
 
-    @functools.cached_property
+    @cached
     def view_of(self) -> str | None:
         """The argument the output views, for view operators."""
         seen = policy.VIEW_FUNCTIONS.get(self.base)
@@ -213,33 +211,33 @@ class OperatorPlan:
             return "self"
         return seen
 
-    @functools.cached_property
+    @cached
     def has_generated_autograd(self) -> bool:
         """Kernels for Autograd and ADInplaceOrView are generated at all."""
         if self.cpp_name in policy.MANUAL_AUTOGRAD:
             return False
         return self.is_abstract or self.has_derivatives
 
-    @functools.cached_property
+    @cached
     def result_names(self) -> tuple[str, ...]:
         """:func:`return_names` of this function."""
         return return_names(self.fn.func)
 
-    @functools.cached_property
+    @cached
     def kernel_params(self) -> str:
         """The parameter list of every autograd-layer kernel of this function."""
         return ", ".join(["c10::DispatchKeySet ks", *self.param_defns])
 
-    @functools.cached_property
+    @cached
     def param_names(self) -> tuple[str, ...]:
         return tuple(a.name for a in self.fn.func.arguments.flat_all)
 
-    @functools.cached_property
+    @cached
     def ops_name(self) -> str:
         """``at::_ops::<op>``: the struct whose ``redispatch`` the kernels call."""
         return f"at::_ops::{unambiguous_name(self.fn.func)}"
 
-    @functools.cached_property
+    @cached
     def _outputs_without_info(self) -> tuple[str, ...]:
         return self._differentiable_outputs(None)
 
@@ -263,7 +261,7 @@ class OperatorPlan:
             return candidates[:1]
         return candidates
 
-    @functools.cached_property
+    @cached
     def uses_not_implemented_fallback(self) -> bool:
         """Registered to the boxed fallback that fails at backward time."""
         return (
@@ -275,7 +273,7 @@ class OperatorPlan:
             and self.wrapper not in _SKIPS_USE_COUNT_CHECKS
         )
 
-    @functools.cached_property
+    @cached
     def autograd_keys(self) -> tuple[str, ...]:
         """Autograd keys this function gets a generated kernel for."""
         if self.uses_not_implemented_fallback:
@@ -296,7 +294,7 @@ class OperatorPlan:
     def info_for(self, key: str) -> DifferentiabilityInfo | None:
         return self.autograd.info_for(key) if self.autograd is not None else None
 
-    @functools.cached_property
+    @cached
     def has_inplace_or_view_kernel(self) -> bool:
         if not self.has_generated_autograd:
             return False
@@ -304,7 +302,7 @@ class OperatorPlan:
             return True
         return self.modifies_arguments and bool(self.fn.func.returns)
 
-    @functools.cached_property
+    @cached
     def is_traced(self) -> bool:
         """Gets a Tracer kernel (which may still skip recording, see should_record)."""
         return self.cpp_name not in policy.MANUAL_TRACER

@@ -15,13 +15,13 @@ the Functions.h/.cpp templates only print the resulting :class:`SavedMember`.
 from __future__ import annotations
 
 import enum
-import functools
 
 import attrs
 
 from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.type_map import argument_type, return_type
+from schemac.backends.lazy import cached
 from schemac.ir.autograd import SavedAttribute, SavedProperty
 from schemac.ir.schema import Return
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -97,7 +97,7 @@ class SavedMember:
     #: ``= 0`` style initialiser of the member, or "".
     initializer: str = ""
 
-    @functools.cached_property
+    @cached
     def is_non_owning(self) -> bool:
         """The stored type would point into the caller's memory (a lowering error)."""
         if self.storage is not Storage.value:
@@ -105,12 +105,12 @@ class SavedMember:
         text = self.cpp_type
         return any(marker in text for marker in ("Ref", "View", "view", "&", "*"))
 
-    @functools.cached_property
+    @cached
     def member(self) -> str:
         """The data member's name: SavedVariables carry a trailing ``_``."""
         return f"{self.name}_" if self.uses_saved_variable else self.name
 
-    @functools.cached_property
+    @cached
     def uses_saved_variable(self) -> bool:
         return self.storage in (
             Storage.variable,
@@ -118,11 +118,11 @@ class SavedMember:
             Storage.optional_variable_list,
         )
 
-    @functools.cached_property
+    @cached
     def has_released_flag(self) -> bool:
         return self.storage is not Storage.variable and self.storage is not Storage.value
 
-    @functools.cached_property
+    @cached
     def declarations(self) -> tuple[str, ...]:
         init = f" = {self.initializer}" if self.initializer else ""
         lines = [f"{self.cpp_type} {self.member}{init};"]
@@ -130,7 +130,7 @@ class SavedMember:
             lines.append(f"bool {self.name}_released_ = false;")
         return tuple(lines)
 
-    @functools.cached_property
+    @cached
     def release(self) -> tuple[str, ...]:
         if self.storage is Storage.variable:
             return (f"{self.member}.reset_data();",)
@@ -140,14 +140,14 @@ class SavedMember:
             return (f"{self.member}.clear();", f"{self.name}_released_ = true;")
         return ()
 
-    @functools.cached_property
+    @cached
     def released_check(self) -> str | None:
         """The guard against a second backward through released lists."""
         if self.storage in (Storage.variable_list, Storage.optional_variable_list):
             return f"TORCH_CHECK(!{self.name}_released_, ERR_BACKWARD_TWICE);"
         return None
 
-    @functools.cached_property
+    @cached
     def unpack(self) -> str | None:
         """How ``apply`` gets the value back out of a SavedVariable, if it must."""
         owner = "getptr()" if self.is_output else ""
@@ -159,7 +159,7 @@ class SavedMember:
             return f"auto {self.name} = unpack_opt_list({self.member});"
         return None
 
-    @functools.cached_property
+    @cached
     def unpacked_type(self) -> str:
         """The type the apply function receives the value as (by reference)."""
         if self.storage is Storage.variable:
@@ -170,7 +170,7 @@ class SavedMember:
             return "torch::List<std::optional<Tensor>>"
         return self.cpp_type
 
-    @functools.cached_property
+    @cached
     def collect(self) -> str:
         """The compiled-autograd ``args.collect`` call for this member."""
         if self.uses_saved_variable:

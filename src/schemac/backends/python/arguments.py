@@ -10,10 +10,9 @@ code can pick the matching unpack method later.
 
 from __future__ import annotations
 
-import functools
-
 import attrs
 
+from schemac.backends.lazy import cached
 from schemac.backends.python.defaults import spelled_default
 from schemac.backends.python.errors import UnsupportedPythonType
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -86,9 +85,9 @@ def is_tensor_like(ty: Type) -> bool:
     return isinstance(ty, BaseType) and ty.name is BaseTy.Tensor
 
 
-# Not slotted: ``_formals`` is a functools.cached_property, which attrs
-# implements on slotted classes with a per-access __getattr__.  The hash is
-# cached because per-compile memos (dispatch.CallMemo) are keyed on arguments.
+# Not slotted: ``_formals`` and ``type_text`` are computed once (see
+# backends/lazy.py).  The hash is cached because per-compile memos
+# (dispatch.CallMemo) are keyed on arguments.
 @attrs.frozen(slots=False, cache_hash=True)
 class PythonArgument:
     name: str
@@ -109,7 +108,7 @@ class PythonArgument:
 
     # An argument appears in several signature texts (with and without out=,
     # function and method forms); it is frozen, so it is spelled once.
-    @functools.cached_property
+    @cached
     def _formals(self) -> tuple[str, str]:
         type_text = parser_type(self.type)
         suffix = "" if self.default is None else f"={spelled_default(self.default)}"
@@ -118,7 +117,7 @@ class PythonArgument:
             return as_method, f"{type_text} input{suffix}"
         return as_method, as_method
 
-    @functools.cached_property
+    @cached
     def type_text(self) -> str:
         """The schema type as written (``int[]``); overload ordering compares these."""
         return str(self.type)

@@ -16,12 +16,12 @@ docs/python.md for worked examples):
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import attrs
 
 from schemac.backends.aten.signatures.defaults import cpp_default
+from schemac.backends.lazy import cached
 from schemac.backends.python.arguments import (
     PythonArgument,
     is_tensor_like,
@@ -55,8 +55,7 @@ class DeprecatedCall:
 ArgumentMaker = Callable[[Argument], PythonArgument]
 
 
-# Not slotted: the signature texts below are functools.cached_property values,
-# which attrs implements on slotted classes with a per-access __getattr__.
+# Not slotted: the signature texts below are computed once (see backends/lazy.py).
 @attrs.frozen(slots=False)
 class PythonSignature:
     #: The operator's base name as Python sees it (``add``, ``add_``, ``__iadd__``).
@@ -95,11 +94,11 @@ class PythonSignature:
 
     # Grouping, ordering and printing each ask for the texts; the signature is
     # frozen, so each is spelled once.
-    @functools.cached_property
+    @cached
     def _text(self) -> str:
         return self._spell(skip_outputs=False)
 
-    @functools.cached_property
+    @cached
     def _text_without_outputs(self) -> str:
         return self._spell(skip_outputs=True)
 
