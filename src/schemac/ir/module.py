@@ -13,7 +13,7 @@ by ``group-variants``, ``grouped_views`` by ``group-views``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import functools
 
 import attrs
 
@@ -64,12 +64,12 @@ class Module:
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
     # The name index is a plain attribute, not a field (hence no slots): the
-    # generic IR printer walks the fields and must not print it.
-    if TYPE_CHECKING:
-        _by_name: dict[OperatorName, NativeFunction]
-
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_by_name", _index_functions(self.functions))
+    # generic IR printer walks the fields and must not print it.  It is built
+    # on first use: every pass returns a new module, and most never look a
+    # function up by name.
+    @functools.cached_property
+    def _by_name(self) -> dict[OperatorName, NativeFunction]:
+        return _index_functions(self.functions)
 
     def function(self, name: OperatorName) -> NativeFunction:
         return self._by_name[name]

@@ -135,7 +135,9 @@ class Arguments:
     out: tuple[Argument, ...] = ()
 
     # -- views ------------------------------------------------------------
-    @property
+    # Computed once per instance, like _options_split below: every self_* view,
+    # signature and schema rule asks for it.
+    @functools.cached_property
     def self_index(self) -> int | None:
         for index, arg in enumerate(self.positional):
             if arg.name == "self":
