@@ -139,9 +139,14 @@ def return_names(func: FunctionSchema) -> tuple[str, ...]:
     return tuple(names)
 
 
-def wrapper_name(fn: NativeFunction, key: str = DEFAULT_AUTOGRAD_KEY) -> str:
-    """``add_Tensor``, ``add_Tensor_AutogradCUDA``: the kernel's C++ name."""
-    name = cpp_name(fn.func)
+def wrapper_name(
+    fn: NativeFunction, key: str = DEFAULT_AUTOGRAD_KEY, *, cpp: str | None = None
+) -> str:
+    """``add_Tensor``, ``add_Tensor_AutogradCUDA``: the kernel's C++ name.
+
+    ``cpp`` is ``cpp_name(fn.func)`` when the caller has it already.
+    """
+    name = cpp_name(fn.func) if cpp is None else cpp
     if fn.func.name.overload:
         name += f"_{fn.func.name.overload}"
     return name if key == DEFAULT_AUTOGRAD_KEY else f"{name}_{key}"
@@ -378,13 +383,14 @@ def plan_of(
     if spelling is None:
         spelling = DispatcherSpelling()
     conv = Conventions.of(fn)
+    cpp = cpp_name(fn.func)
     return OperatorPlan(
         fn=fn,
         autograd=autograd,
         is_abstract=abstract,
-        cpp_name=cpp_name(fn.func),
+        cpp_name=cpp,
         schema_name=str(fn.func.name),
-        wrapper=wrapper_name(fn),
+        wrapper=wrapper_name(fn, cpp=cpp),
         kind=fn.func.kind(),
         param_defns=spelling.params(fn.func, conv),
         kernel_returns=spelling.returns(fn.func, conv),

@@ -100,6 +100,8 @@ class PythonSignature:
 
     @cached
     def _text_without_outputs(self) -> str:
+        if self.output is None:
+            return self._text  # nothing to skip: the same text
         return self._spell(skip_outputs=True)
 
     def _spell(self, *, skip_outputs: bool) -> str:

@@ -99,7 +99,11 @@ ${needs_input_grad(node)}\
 % endif
 </%def>\
 % for node in view.nodes:
-<% params = node.functional_params %>\
+<%
+    params = node.functional_params
+    # apply and apply_with_saved unpack the same values: printed once.
+    prepared = capture(prepare, node)
+%>\
 static variable_list ${node.op}_apply_functional(
     variable_list&& grads,
     std::array<bool, ${len(node.inputs)}> needs_input_grad${node.functional_param_tail}) {
@@ -135,7 +139,7 @@ variable_list ${node.op}::apply(variable_list&& grads) {
   % if node.release_lines:
   std::lock_guard<std::mutex> lock(mutex_);
   % endif
-${prepare(node)}\
+${prepared}\
   return ${node.op}_apply_functional(std::move(grads), needs_input_grad${node.functional_arg_tail});
 }
 
@@ -165,7 +169,7 @@ variable_list ${node.op}::apply_with_saved(const variable_list& grads, SwapSaved
     compiler->bind_function(saved.get_py_compiler(), name(), ${node.op}_apply_functional_ivalue, schema);
   }
   PackedArgs packed_args;
-${prepare(node)}\
+${prepared}\
   packed_args.pack(needs_input_grad);
   % for t, n in params:
   packed_args.pack(${n});
