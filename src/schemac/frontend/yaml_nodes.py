@@ -161,8 +161,11 @@ def string_value(node: Node) -> str | None:
     tag = node.tag
     if tag == _STR:
         return str(node.value)
-    if tag == PLAIN_TAG and _resolved_tag(node.value) == _STR:
-        return str(node.value)
+    if tag == PLAIN_TAG:
+        value = node.value
+        # _resolved_tag's first test, inlined: this runs for every key of every entry.
+        if (value[:1].isalpha() and value not in _WORDS_WITH_TYPES) or _resolved_tag(value) == _STR:
+            return str(value)
     return None
 
 
