@@ -133,3 +133,27 @@ def test_includes_resolve_to_sibling_templates(package: str) -> None:
     (templates / "part.mako").write_text("// part of ${view.name}\n")
     (templates / "whole.h.mako").write_text('<%include file="part.mako"/>int ${view.name};\n')
     assert Templates(package).render("whole.h.mako", _View("z")) == "// part of z\nint z;\n"
+
+
+def test_static_includes_are_pasted_and_others_left_to_mako() -> None:
+    sources = {
+        "plain.mako": "## a comment\n#include <a.h>\n${view.name}\n",
+        "tagged.mako": "<%doc>x</%doc>#include <b.h>\n",
+    }
+    text = '<%include file="plain.mako"/>\n<%include file="tagged.mako"/>\nint x;\n'
+    assert templating.inline_static_includes(text, sources) == (
+        '## a comment\n#include <a.h>\n${view.name}\n\n<%include file="tagged.mako"/>\nint x;\n'
+    )
+    # Not on a line of its own: left alone.
+    inline = 'int a; <%include file="plain.mako"/>\n'
+    assert templating.inline_static_includes(inline, sources) == inline
+
+
+def test_a_pasted_include_renders_like_a_mako_include(package: str) -> None:
+    templates = Path(templating.template_dir(package))
+    (templates / "part.mako").write_text("## comment\n% if view.name:\n// ${view.name}\n% endif\n")
+    (templates / "tagged.mako").write_text("<%doc>kept as an include</%doc>// tagged\n")
+    (templates / "whole.h.mako").write_text(
+        '<%include file="part.mako"/>\n<%include file="tagged.mako"/>\nint ${view.name};\n'
+    )
+    assert Templates(package).render("whole.h.mako", _View("z")) == "// z\n\n// tagged\n\nint z;\n"

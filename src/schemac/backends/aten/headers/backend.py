@@ -57,7 +57,10 @@ def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
             family,
         )
         yield r.file(
-            f"{OPS_DIR}/{root}.h", "function.h.mako", functions.function_header(family), family
+            f"{OPS_DIR}/{root}.h",
+            "function.h.mako",
+            functions.function_header(family, catalog.views),
+            family,
         )
         yield r.file(
             f"{OPS_DIR}/{root}_native.h",

@@ -20,8 +20,8 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry, Family
-from schemac.backends.aten.registrations.translate import call_arguments
-from schemac.backends.aten.signatures import CppSignature
+from schemac.backends.aten.registrations.translate import shared_call_arguments
+from schemac.backends.aten.signatures.table import ViewTable
 
 
 @attrs.frozen
@@ -36,17 +36,14 @@ class Forwarder:
     int_type: str | None = None
 
 
-def _call_arguments(sig: CppSignature, entry: Entry) -> str:
-    return ", ".join(call_arguments(sig.params, entry.dispatcher.params))
-
-
-def forwarders(entry: Entry) -> tuple[Forwarder, ...]:
+def forwarders(entry: Entry, views: ViewTable) -> tuple[Forwarder, ...]:
     out: list[Forwarder] = []
+    has_symint = entry.has_symint
     for sig in entry.functions.all():
-        args = _call_arguments(sig, entry)
+        args = ", ".join(shared_call_arguments(views, sig.params, entry.dispatcher.params))
         if entry.is_function:
             out.append(Forwarder(entry.qualified_schema, sig.decl(), entry.struct_name, args))
-        if entry.has_symint:
+        if has_symint:
             int_type = "c10::SymInt" if sig.symint else "int64_t"
             out.append(
                 Forwarder(
@@ -68,9 +65,10 @@ class FunctionHeader:
     forwarders: tuple[Forwarder, ...]
 
 
-def function_header(family: Family) -> FunctionHeader:
+def function_header(family: Family, views: ViewTable) -> FunctionHeader:
+    """``views``: the run's view table (:attr:`.Catalog.views`)."""
     return FunctionHeader(
-        family.root, tuple(f for entry in family.entries for f in forwarders(entry))
+        family.root, tuple(f for entry in family.entries for f in forwarders(entry, views))
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog
-from schemac.backends.aten.registrations.translate import call_arguments
+from schemac.backends.aten.registrations.translate import shared_call_arguments
 
 
 @attrs.frozen
@@ -32,7 +32,8 @@ def redispatch_header(catalog: Catalog) -> RedispatchHeader:
     out = []
     for entry in catalog.entries:
         for sig in entry.functions.all():
-            args = ["dispatchKeySet", *call_arguments(sig.params, entry.dispatcher.params)]
+            params = (sig.params, entry.dispatcher.params)
+            args = ["dispatchKeySet", *shared_call_arguments(catalog.views, *params)]
             out.append(
                 Redispatcher(
                     entry.qualified_schema,

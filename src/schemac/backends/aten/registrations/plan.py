@@ -100,6 +100,14 @@ class _Item:
     structured: bool = False
     functional: _Member | None = None
     out: _Member | None = None
+    #: Every key some member has a kernel for: a plain key outside this set
+    #: gets no wrapper from the item (only Meta and the generated
+    #: CompositeExplicitAutogradNonFunctional kernels need no kernel of their own).
+    kernel_keys: frozenset[str] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        keys = frozenset(key for m in self.members for key in m.kernels)
+        object.__setattr__(self, "kernel_keys", keys)
 
 
 @attrs.frozen
@@ -113,6 +121,11 @@ class PlanIndex:
     """
 
     items: tuple[_Item, ...]
+    #: plan_key's answers so far (the headers and the registrations of one
+    #: run plan the same keys).
+    _planned: dict[KeyTraits, tuple[PlannedItem, ...]] = attrs.field(
+        factory=dict, init=False, eq=False, repr=False
+    )
 
     @classmethod
     def of(cls, module: Module) -> PlanIndex:
@@ -152,12 +165,19 @@ def plan_key(
     ``index``: the module's :class:`PlanIndex`, if the caller plans several keys.
     """
     index = PlanIndex.of(module) if index is None else index
+    planned = index._planned.get(traits)
+    if planned is not None:
+        return planned
+    needs_own_kernel = not (traits.is_meta or traits.is_composite_non_functional)
     items = []
     for item in index.items:
+        if needs_own_kernel and traits.key not in item.kernel_keys:
+            continue
         wrappers = tuple(_plan_item(item, traits))
         if wrappers:
             items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers))
-    return tuple(items)
+    planned = index._planned[traits] = tuple(items)
+    return planned
 
 
 def _plan_item(item: _Item, traits: KeyTraits) -> Iterator[Wrapper]:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.cpp_api import OPTIONS_SOURCE
+from schemac.backends.aten.signatures.table import ViewTable
 
 #: The scattered TensorOptions fields read out of a gathered ``options``.
 _FROM_OPTIONS = {
@@ -139,6 +140,19 @@ def call_arguments(
                 f"no value for parameter '{param.name}' in scope {sorted(scope)}"
             )
     return exprs
+
+
+def shared_call_arguments(
+    views: ViewTable, source: Sequence[C.Param], target: Sequence[C.Param]
+) -> list[str]:
+    """:func:`call_arguments` without ``extra``, once per run for each pair.
+
+    The views hand out the same parameter tuples to every emitter, and many
+    print the same call: ``at::add`` in ``ops/add.h``, ``at::redispatch::add``
+    and every key's ``at::cpu::add`` pass the C++ API's parameters on to the
+    dispatcher's.  The list is shared: callers must not modify it.
+    """
+    return views.derived("call_arguments", (source, target), lambda: call_arguments(source, target))
 
 
 def _memory_format(options: str, scope: Mapping[str, tuple[str, C.CType]]) -> str:

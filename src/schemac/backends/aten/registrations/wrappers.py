@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.registrations.keys import KeyTraits
 from schemac.backends.aten.registrations.plan import Wrapper, WrapperKind
-from schemac.backends.aten.registrations.translate import call_arguments
+from schemac.backends.aten.registrations.translate import shared_call_arguments
 from schemac.backends.aten.signatures import Signature
 from schemac.backends.aten.signatures.naming import dispatcher_name, native_name
 from schemac.backends.aten.signatures.table import ViewTable
@@ -65,8 +65,10 @@ def direct_call_functions(wrapper: Wrapper, target: Signature, views: ViewTable)
     """``at::<key>::<op>`` for every C++ API overload of the operator,
     calling the wrapper (whose signature is ``target``)."""
     for sig in views.cpp_group(wrapper.function).all():
-        args = call_arguments(sig.params, target.params)
-        yield block(sig.defn(), [f"return {call(target.name, args)};"])
+        # Every key's wrapper of the function takes the same parameters.
+        args = shared_call_arguments(views, sig.params, target.params)
+        head = views.derived("defn", (sig,), sig.defn)
+        yield block(head, [f"return {call(target.name, args)};"])
 
 
 def is_tensor_like(arg: Argument) -> bool:
@@ -137,6 +139,6 @@ def kernel_wrapper_definition(
     target = views.native(f, kernel=kernel.name)
     body = device_check(f, sig.name) if traits.device_guard else ["// No device check"]
     body += _device_guard(f, traits)
-    args = call_arguments(sig.params, target.params)
+    args = shared_call_arguments(views, sig.params, target.params)
     body.append(f"return {call(f'{kernel.namespace}::{kernel.name}', args)};")
     return block(sig.defn(), body)

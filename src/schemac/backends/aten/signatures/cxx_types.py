@@ -14,6 +14,13 @@ from __future__ import annotations
 import attrs
 
 
+# Signatures print the same few hundred types hundreds of thousands of times,
+# so each compound type spells itself once, when it is made (types are frozen).
+def _spelling_field() -> str:
+    spelling: str = attrs.field(init=False, default="", eq=False, repr=False)
+    return spelling
+
+
 @attrs.frozen
 class Named:
     """A type spelled by name: ``at::Tensor``, ``int64_t``, ``c10::SymInt``."""
@@ -28,32 +35,52 @@ class Named:
 class ConstRef:
     elem: CType
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"const {self.elem} &")
+
     def __str__(self) -> str:
-        return f"const {self.elem} &"
+        return self._spelling
 
 
 @attrs.frozen
 class MutRef:
     elem: CType
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"{self.elem} &")
+
     def __str__(self) -> str:
-        return f"{self.elem} &"
+        return self._spelling
 
 
 @attrs.frozen
 class Optional:
     elem: CType
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"::std::optional<{self.elem}>")
+
     def __str__(self) -> str:
-        return f"::std::optional<{self.elem}>"
+        return self._spelling
 
 
 @attrs.frozen
 class ArrayRef:
     elem: CType
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"at::ArrayRef<{self.elem}>")
+
     def __str__(self) -> str:
-        return f"at::ArrayRef<{self.elem}>"
+        return self._spelling
 
 
 @attrs.frozen
@@ -62,16 +89,26 @@ class List:
 
     elem: CType
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"c10::List<{self.elem}>")
+
     def __str__(self) -> str:
-        return f"c10::List<{self.elem}>"
+        return self._spelling
 
 
 @attrs.frozen
 class Vector:
     elem: CType
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"::std::vector<{self.elem}>")
+
     def __str__(self) -> str:
-        return f"::std::vector<{self.elem}>"
+        return self._spelling
 
 
 @attrs.frozen
@@ -79,16 +116,28 @@ class Array:
     elem: CType
     size: int
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "_spelling", f"::std::array<{self.elem},{self.size}>")
+
     def __str__(self) -> str:
-        return f"::std::array<{self.elem},{self.size}>"
+        return self._spelling
 
 
 @attrs.frozen
 class Tuple:
     elems: tuple[CType, ...]
 
+    _spelling: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(
+            self, "_spelling", "::std::tuple<" + ",".join(str(e) for e in self.elems) + ">"
+        )
+
     def __str__(self) -> str:
-        return "::std::tuple<" + ",".join(str(e) for e in self.elems) + ">"
+        return self._spelling
 
 
 CType = Named | ConstRef | MutRef | Optional | ArrayRef | List | Vector | Array | Tuple

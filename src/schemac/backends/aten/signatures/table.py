@@ -18,6 +18,9 @@ more than the lookup saves on the small views.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from schemac.backends.aten.signatures.cpp_api import CppSignatureGroup, cpp_signature_group
 from schemac.backends.aten.signatures.dispatcher import DispatcherSignature, dispatcher_signature
 from schemac.backends.aten.signatures.native import (
@@ -27,6 +30,8 @@ from schemac.backends.aten.signatures.native import (
 )
 from schemac.backends.aten.signatures.structured import StructuredMeta, structured_meta
 from schemac.ir.native import NativeFunction
+
+T = TypeVar("T")
 
 
 class ViewTable:
@@ -41,6 +46,7 @@ class ViewTable:
         self._meta: dict[
             tuple[int, int], tuple[NativeFunction, NativeFunction, StructuredMeta]
         ] = {}
+        self._derived: dict[tuple[object, ...], tuple[tuple[object, ...], Any]] = {}
 
     def cpp_group(self, fn: NativeFunction) -> CppSignatureGroup:
         """:func:`.cpp_signature_group` of ``fn`` (not a method, no fallback binding)."""
@@ -76,3 +82,18 @@ class ViewTable:
             meta = structured_meta(functional.func, out)
             hit = self._meta[key] = (functional, out, meta)
         return hit[2]
+
+    def derived(self, kind: str, sources: tuple[object, ...], compute: Callable[[], T]) -> T:
+        """``compute()``, a value of ``kind`` derived from the view objects ``sources``, once.
+
+        For text printed from views that several keys print alike (the
+        ``at::cpu::add`` and ``at::cuda::add`` functions call their wrappers
+        with the same argument expressions).  Keyed by ``kind`` and the
+        identity of ``sources``, which the entry keeps alive.
+        """
+        key = (kind, *map(id, sources))
+        hit = self._derived.get(key)
+        if hit is None:
+            hit = self._derived[key] = (sources, compute())
+        value: T = hit[1]
+        return value
