@@ -43,8 +43,7 @@ def formula_scope(
 ) -> FormulaScope:
     """Every unqualified function a formula may call in this module."""
     operators: set[str] = set()
-    for f in functions:
-        name = base_name(f.func)
+    for name in {base_name(f.func) for f in functions}:  # overloads share their base name
         operators |= {name, name.rstrip("_"), f"{name}_symint", f"{name.rstrip('_')}_symint"}
     return FormulaScope(frozenset(operators | AUTOGRAD_HELPERS | CPP_TYPES | extra_helpers))
 
