@@ -314,7 +314,6 @@ def dispatch_call(
     if memo is None:
         memo = CallMemo()
     arguments = sig.arguments()
-    index_of = {a.name: i for i, a in enumerate(arguments)}
     parsed = {a.name: memo.parsed(i, a) for i, a in enumerate(arguments)}
     takes_options = function.func.arguments.tensor_options is not None
     is_out = function.func.is_out_fn
@@ -357,6 +356,7 @@ def dispatch_call(
                 raise UnbindableOverload(f"{function.func}: dtype without out= to check it against")
             # A single output keeps its schema name ('grad_input'), not 'out'.
             out_name = "out" if sig.output is None else sig.output.name
+            index_of = {a.name: i for i, a in enumerate(arguments)}
             out_check = OutTypeCheck(
                 parsed[out_name],
                 parsed["dtype"],
