@@ -16,7 +16,7 @@ import attrs
 from schemac.ir.native import NativeFunction
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Conventions:
     const_ref_for_mutable_tensors: bool = False
     ilistref_for_tensor_lists: bool = False

@@ -21,6 +21,7 @@ written by hand; the generated one is a *fallback binding* named
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import attrs
@@ -185,6 +186,9 @@ def _params(
             yield _param(item, symint, no_defaults, conv)
 
 
+# Operators repeat a small set of arguments (``Tensor self`` thousands of
+# times); a parameter is a pure function of the argument and the flags.
+@functools.lru_cache(maxsize=8192)
 def _param(arg: Argument, symint: bool, no_defaults: frozenset[str], conv: Conventions) -> C.Param:
     default = None
     if arg.default is not None and arg.name not in no_defaults:

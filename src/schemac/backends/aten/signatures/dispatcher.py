@@ -10,6 +10,8 @@ that is a pure function of the schema (plus the per-operator
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from schemac.backends.aten.signatures import cxx_types as C
@@ -18,7 +20,7 @@ from schemac.backends.aten.signatures.naming import dispatcher_name
 from schemac.backends.aten.signatures.signature import Signature
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import FunctionSchema
+from schemac.ir.schema import Argument, FunctionSchema
 
 
 @attrs.frozen
@@ -37,17 +39,17 @@ def dispatcher_signature_of(
     symint: bool = True,
     name: str | None = None,
 ) -> DispatcherSignature:
-    params = tuple(
-        C.Param(
-            argument_type(a.type, mutable=a.is_write, symint=symint, conv=conv),
-            a.name,
-            source=a.name,
-        )
-        for a in func.arguments.flat_all
-    )
+    params = tuple(_param(a, symint, conv) for a in func.arguments.flat_all)
     return DispatcherSignature(
         name=dispatcher_name(func) if name is None else name,
         params=params,
         returns=returns_type(func.returns, conv),
         symint=symint,
     )
+
+
+# See cpp_api._param: a parameter is a pure function of the argument and the flags.
+@functools.lru_cache(maxsize=8192)
+def _param(arg: Argument, symint: bool, conv: Conventions) -> C.Param:
+    ctype = argument_type(arg.type, mutable=arg.is_write, symint=symint, conv=conv)
+    return C.Param(ctype, arg.name, source=arg.name)

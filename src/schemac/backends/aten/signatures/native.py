@@ -10,6 +10,7 @@ takes ``c10::SymInt``; any other kernel of the same operator takes
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import attrs
@@ -77,19 +78,21 @@ def _params(func: FunctionSchema, *, symint: bool, conv: Conventions) -> Iterato
     if options is not None:
         kwarg_only = args.pre_tensor_options_kwarg_only
     for arg in (*args.positional, *kwarg_only):
-        yield _param(arg, symint=symint, conv=conv, with_default=with_defaults)
+        yield _param(arg, symint, conv, with_defaults)
     if options is not None:
         default = "{}" if with_defaults else None
         for field, ctype in _OPTIONS_TYPES:
             # Kernels always see the options as optionals, whatever the schema says.
             yield C.Param(C.Optional(ctype), field, default, field)
         for arg in args.post_tensor_options_kwarg_only:
-            yield _param(arg, symint=symint, conv=conv, with_default=with_defaults)
+            yield _param(arg, symint, conv, with_defaults)
     for arg in args.out:
-        yield _param(arg, symint=symint, conv=conv, with_default=False)
+        yield _param(arg, symint, conv, False)
 
 
-def _param(arg: Argument, *, symint: bool, conv: Conventions, with_default: bool) -> C.Param:
+# See cpp_api._param: a parameter is a pure function of the argument and the flags.
+@functools.lru_cache(maxsize=8192)
+def _param(arg: Argument, symint: bool, conv: Conventions, with_default: bool) -> C.Param:
     default = None
     if with_default and arg.default is not None:
         default = cpp_default(arg.default, arg.type, symint=symint)
