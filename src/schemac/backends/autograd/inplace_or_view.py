@@ -132,7 +132,10 @@ def inplace_or_view_files(
     kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
     printed = kernel_texts(templates, "_inplace_or_view_kernels.mako", list(kernels.values()))
     texts = dict(zip(kernels, printed, strict=True))
-    entries = {name: (k.namespace, k.schema_name, k.name) for name, k in kernels.items()}
+    entries = {
+        name: (k.namespace, f'm.impl("{k.schema_name}", TORCH_FN(ADInplaceOrView::{k.name}));')
+        for name, k in kernels.items()
+    }
     del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:

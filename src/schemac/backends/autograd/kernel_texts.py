@@ -52,18 +52,18 @@ def kernel_texts(templates: Templates, template: str, kernels: Sequence[object])
     return texts
 
 
-#: (library, ((schema name, kernel name), ...)) per ``TORCH_LIBRARY_IMPL`` block.
-Registrations = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+#: (library, ``m.impl(...)`` lines) per ``TORCH_LIBRARY_IMPL`` block.
+Registrations = tuple[tuple[str, tuple[str, ...]], ...]
 
 
-def registrations_by_library(kernels: Iterable[tuple[str, str, str]]) -> Registrations:
-    """(library, schema name, kernel name) triples grouped per library, ``aten`` first.
+def registrations_by_library(lines: Iterable[tuple[str, str]]) -> Registrations:
+    """(library, registration line) pairs grouped per library, ``aten`` first.
 
     The shard views carry these strings rather than the kernel views, so that
     the views are freed once printed (see the module docstring).
     """
-    groups: dict[str, list[tuple[str, str]]] = {}
-    for namespace, schema_name, kernel_name in kernels:
-        groups.setdefault(namespace, []).append((schema_name, kernel_name))
+    groups: dict[str, list[str]] = {}
+    for namespace, line in lines:
+        groups.setdefault(namespace, []).append(line)
     order = sorted(groups, key=lambda ns: (ns != "aten", ns))
     return tuple((ns, tuple(groups[ns])) for ns in order)

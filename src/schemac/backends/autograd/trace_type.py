@@ -158,7 +158,10 @@ def trace_files(
     kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
     printed = kernel_texts(templates, "_trace_type_kernels.mako", list(kernels.values()))
     texts = dict(zip(kernels, printed, strict=True))
-    entries = {name: (k.namespace, k.schema_name, k.name) for name, k in kernels.items()}
+    entries = {
+        name: (k.namespace, f'm.impl("{k.schema_name}", TORCH_FN(TraceType::{k.name}));')
+        for name, k in kernels.items()
+    }
     del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:

@@ -35,10 +35,10 @@ ${text}\
 
 namespace {
 
-% for namespace, kernels in view.registrations:
+% for namespace, lines in view.registrations:
 TORCH_LIBRARY_IMPL(${namespace}, ADInplaceOrView, m) {
-  % for schema_name, kernel_name in kernels:
-  m.impl("${schema_name}", TORCH_FN(ADInplaceOrView::${kernel_name}));
+  % for line in lines:
+  ${line}
   % endfor
 }
 % endfor
