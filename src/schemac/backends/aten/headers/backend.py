@@ -112,16 +112,22 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
         )
 
 
-def emit_headers(module: Module, state: AtenRunState | None = None) -> tuple[GeneratedFile, ...]:
-    """``state``: the run's shared views and plan index, if other targets share them."""
+def iter_headers(module: Module, state: AtenRunState | None = None) -> Iterator[GeneratedFile]:
+    """Every header, each as soon as it is rendered.
+
+    ``state``: the run's shared views and plan index, if other targets share them.
+    """
     state = AtenRunState.of(module) if state is None else state
     catalog = build_catalog(module, state.views)
-    renderer = _Renderer(Templates(__package__ or ""), module_sources(module))
-    return (
-        *_per_operator(renderer, catalog),
-        *_per_key(renderer, module, catalog, state.plan),
-        *_umbrellas(renderer, catalog),
-    )
+    renderer = _Renderer(state.templates(__package__ or ""), module_sources(module))
+    yield from _per_operator(renderer, catalog)
+    yield from _per_key(renderer, module, catalog, state.plan)
+    yield from _umbrellas(renderer, catalog)
+
+
+def emit_headers(module: Module, state: AtenRunState | None = None) -> tuple[GeneratedFile, ...]:
+    """Every header (:func:`iter_headers`)."""
+    return tuple(iter_headers(module, state))
 
 
 @attrs.frozen
@@ -130,9 +136,11 @@ class HeadersBackend:
     description: str = "ATen C++ headers: ops/*.h, Functions.h, Operators.h, TensorBody.h, ..."
     targets: tuple[str, ...] = ("headers",)
 
-    def emit(self, module: Module, options: EmitOptions) -> tuple[GeneratedFile, ...]:
+    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile]:
+        # A generator: each header reaches the driver (and a -j helper staging
+        # files) as soon as it is rendered; the module stays frozen until the last.
         with module_frozen():
-            return emit_headers(module, aten_run_state(module, options))
+            yield from iter_headers(module, aten_run_state(module, options))
 
 
 BACKEND = HeadersBackend()

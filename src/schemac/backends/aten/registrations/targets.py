@@ -9,7 +9,7 @@ operator has a kernel for it: build systems list these files statically.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterator
 
 import attrs
 
@@ -48,16 +48,14 @@ class RegistrationBackend:
     description: str = "Register<Key>.cpp: kernel wrappers and registrations per dispatch key"
     targets: tuple[str, ...] = tuple(TARGET_KEYS)
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        # Emitted eagerly, so that the module is frozen for this call only.
+    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile]:
+        # A generator, so each file reaches the driver as soon as it is rendered;
+        # the module stays frozen until the last one.
         with module_frozen():
             state = aten_run_state(module, options)
             templates = state.templates(PACKAGE)
-            return tuple(
-                file
-                for key in TARGET_KEYS[options.target]
-                for file in register_key_files(module, key, templates, state.views, state.plan)
-            )
+            for key in TARGET_KEYS[options.target]:
+                yield from register_key_files(module, key, templates, state.views, state.plan)
 
 
 BACKEND = RegistrationBackend()

@@ -71,7 +71,13 @@ class ViewTable:
         key = (id(fn), kernel, symint)
         hit = self._native.get(key)
         if hit is None:
-            hit = self._native[key] = (fn, native_signature(fn, kernel=kernel, symint=symint))
+            if kernel is None:
+                sig = native_signature(fn, kernel=None, symint=symint)
+            else:
+                # A function's kernels differ only in name: share the parameters.
+                base = self.native(fn, kernel=None, symint=symint)
+                sig = NativeSignature(kernel, base.params, base.returns, symint=symint)
+            hit = self._native[key] = (fn, sig)
         return hit[1]
 
     def structured_meta(self, functional: NativeFunction, out: NativeFunction) -> StructuredMeta:
