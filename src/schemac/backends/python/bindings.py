@@ -3,8 +3,8 @@
 :func:`binding_view` turns an :class:`OperatorBinding` into a
 :class:`BindingView`: the parser strings, one :class:`Case` per parser entry
 (with the out= branch when an out= twin was merged in), the named-tuple types
-it uses, and the ``__torch_function__`` hook.  The template binding.mako
-prints it; nothing in the template decides anything.
+it uses, and the ``__torch_function__`` hook.  binding_text.py prints it;
+nothing there decides anything.
 """
 
 from __future__ import annotations

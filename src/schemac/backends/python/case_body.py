@@ -1,12 +1,12 @@
 """The C++ of one parser entry: the statements of one ``case`` of a binding.
 
-A binding (binding.mako) switches on the parser entry that matched and runs
-that entry's statements: read the arguments, build the TensorOptions, check
-``out``, then call the dispatch lambda (Note [Dispatch lambdas] in
-dispatch.py).  These statements are printed here, from a :class:`Case`
-view, rather than by nested template defs: the binding template indents each
-case body by its nesting depth, and printing ~2,800 bodies through Mako
-``capture`` and a re-indenting filter cost more than building the lines.
+A binding (binding_text.py) switches on the parser entry that matched and
+runs that entry's statements: read the arguments, build the TensorOptions,
+check ``out``, then call the dispatch lambda (Note [Dispatch lambdas] in
+dispatch.py).  These statements are printed here, from a :class:`Case` view,
+indented by their nesting depth in the binding.  They used to be nested
+template defs; printing ~2,800 bodies through Mako ``capture`` and a
+re-indenting filter cost more than building the lines.
 """
 
 from __future__ import annotations

@@ -1,17 +1,18 @@
 """The ``python`` target's files: one binding file per Python module, plus return types.
 
-Each file is a skeleton template filled with rendered bindings
-(binding.mako per operator), the method-table entries and, for module
-functions, forward declarations.  ``torch.*`` functions are split into shards
+Each file is a skeleton template filled with the printed bindings
+(binding_text.py, one per operator name), the method-table entries and, for
+module functions, forward declarations.  ``torch.*`` functions are split into shards
 with the output layer's stable sharding; which shard an operator lands in does
 not matter to PyTorch, which gathers all of them into one table.
 
 Note [Printed views]: Mako keeps every rendered template's context, and so
 the view it was rendered with, in a reference cycle that only the cyclic
-collector frees.  The binding and node views are most of what this backend
-allocates (~14,000 objects for torch), so a file view lets go of them once
-its file is printed: reference counting then frees them at once, instead of a
-later collection walking them all.
+collector frees.  The node views of python_functions_<i>.cpp are a good part
+of what this backend allocates, so their file view lets go of them once the
+file is printed: reference counting then frees them at once, instead of a
+later collection walking them all.  (Binding views are printed one by one
+and never reach a template.)
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import attrs
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.python.autograd_nodes import NodeView, node_views
+from schemac.backends.python.binding_text import binding_text
 from schemac.backends.python.bindings import (
-    BindingView,
     binding_view,
     forward_declaration,
     method_table_entry,
@@ -49,8 +50,8 @@ class BindingFileView:
     """What a binding-file skeleton is filled with."""
 
     operator_headers: tuple[str, ...]
-    #: Emptied once the file is printed (Note [Printed views]).
-    bindings: list[BindingView]
+    #: Each binding function's C++ (binding_text.py).
+    bindings: tuple[str, ...]
     table_entries: tuple[str, ...]
     forward_declarations: tuple[str, ...] = ()
     shard_id: str = ""
@@ -73,13 +74,14 @@ class ReturnTypesView:
 def _file_view(
     memo: CallMemo, bindings: Sequence[OperatorBinding], **extra: str
 ) -> BindingFileView:
-    views = [binding_view(b, memo) for b in bindings]
+    # Each view is printed at once and dropped: only the text is kept.
+    texts = tuple(binding_text(binding_view(b, memo)) for b in bindings)
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
         # per-operator header; list it once (PyTorch's generator repeats it).
         operator_headers=tuple(dict.fromkeys(b.name.base for b in bindings)),
-        bindings=views,
+        bindings=texts,
         table_entries=tuple(method_table_entry(b) for b in bindings),
         forward_declarations=forwards,
         **extra,
@@ -97,9 +99,7 @@ def binding_files(
     memo = CallMemo()  # shared by the files of this compile only
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
-        text = templates.render(template, view, sources=sources)
-        view.bindings.clear()  # Note [Printed views]
-        return GeneratedFile(_path(path), text)
+        return GeneratedFile(_path(path), templates.render(template, view, sources=sources))
 
     yield render(
         "python_variable_methods.cpp.mako",

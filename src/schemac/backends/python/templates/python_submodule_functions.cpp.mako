@@ -1,7 +1,6 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 ${banner}
 // ${view.qualified_name} functions bound from native_functions.yaml (python_module: ${view.short_name}).
-<%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>
 
 namespace torch::autograd {
@@ -39,6 +38,6 @@ void ${view.init_function}(PyObject* module) {
 }
 
 % for binding in view.bindings:
-${bindings.binding(binding)}\
+${binding}\
 % endfor
 } // namespace torch::autograd

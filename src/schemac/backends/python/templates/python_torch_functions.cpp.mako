@@ -2,7 +2,6 @@
 ${banner}
 // torch.* functions bound from native_functions.yaml, shard ${view.shard_id}.  They are
 // static methods of torch._C._VariableFunctions, which torch re-exports.
-<%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>
 #include "torch/csrc/autograd/python_torch_functions.h"
 
@@ -27,6 +26,6 @@ void gatherTorchFunctions${view.shard_id}(std::vector<PyMethodDef> &torch_functi
 }
 
 % for binding in view.bindings:
-${bindings.binding(binding)}\
+${binding}\
 % endfor
 } // namespace torch::autograd

@@ -1,7 +1,6 @@
 #define TORCH_ASSERT_ONLY_METHOD_OPERATORS
 ${banner}
 // Tensor methods bound from native_functions.yaml (torch.Tensor.<name>).
-<%namespace name="bindings" file="binding.mako"/>\
 <%include file="_prelude.mako"/>
 #include <ATen/core/TorchDispatchUtils.h>
 
@@ -21,7 +20,7 @@ static PyObject* TypeError_to_NotImplemented_(PyObject* self, PyObject* args, Py
 }
 
 % for binding in view.bindings:
-${bindings.binding(binding)}\
+${binding}\
 % endfor
 // The generated part of torch.Tensor's method table.  PyTorch adds its
 // hand-written methods (size, to, __add__ ...) alongside these.
