@@ -51,12 +51,14 @@ class SchemaParser:
     at its canonical separators (the first "(", the ") -> " that closes the
     argument list, and ", " between arguments) and each piece is parsed from its
     own start symbol in the same grammar, once per distinct text.  The cut is
-    only made when the text has no quote characters: outside string literals
-    the grammar never puts ", " inside an argument nor ") -> " inside the
-    argument list, so the pieces are exactly the subtrees a whole-schema parse
-    would build.  Any failure, and any text with quotes, takes the whole-schema
-    parse, which gives the diagnostics.  A property test checks that both paths
-    agree.
+    only made when no string literal can hide a separator: outside string
+    literals the grammar never puts ", " inside an argument nor ") -> " inside
+    the argument list, so the pieces are exactly the subtrees a whole-schema
+    parse would build.  Text with quotes qualifies when every quote belongs to
+    a default literal (right after "=") without backslash, comma or
+    parenthesis.  Any failure, and any other text with quotes, takes the
+    whole-schema parse, which gives the diagnostics.  A property test checks
+    that both paths agree.
 
     The memo belongs to this object, so its lifetime is the caller's choice
     (one per loaded file, typically); it never changes what a parse returns.
@@ -81,7 +83,7 @@ class SchemaParser:
             raise SchemaSyntaxError(
                 [Diagnostic(Span.point(file, line, column), "a schema must be a string")]
             )
-        if "'" not in text and '"' not in text:
+        if ("'" not in text and '"' not in text) or _literals_hold_no_separator(text):
             fast = self._parse_in_pieces(text, file, line, column)
             if fast is not None:
                 return fast
@@ -231,6 +233,16 @@ class SchemaParser:
             returns = cast("tuple[Return, ...]", _transform_piece(piece, "returns"))
             self._returns[piece] = returns
         return tuple(cast(Return, _anchored(r, file, line, column)) for r in returns)
+
+
+#: A default string literal that cannot contain a separator of Note [Piecewise parsing].
+_PLAIN_LITERAL = re.compile(r"""(?<==)(?:"[^"\\,()]*"|'[^'\\,()]*')""")
+
+
+def _literals_hold_no_separator(text: str) -> bool:
+    """Whether every quote in ``text`` belongs to a :data:`_PLAIN_LITERAL`."""
+    rest = _PLAIN_LITERAL.sub("", text)
+    return "'" not in rest and '"' not in rest
 
 
 def _parser() -> Lark:
