@@ -239,9 +239,9 @@ def python_signature(
     keywords = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
     return PythonSignature(
         name=str(schema.name.name),
-        input_args=tuple(make_argument(a) for a in positional),
-        input_kwargs=tuple(make_argument(a) for a in keywords),
-        output=out_argument(tuple(make_argument(a) for a in args.out)),
+        input_args=tuple(map(make_argument, positional)),
+        input_kwargs=tuple(map(make_argument, keywords)),
+        output=out_argument(tuple(map(make_argument, args.out))),
         tensor_options=_tensor_options_arguments(schema, category_override),
         method=method,
         deprecated=deprecated,
