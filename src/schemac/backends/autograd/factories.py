@@ -15,7 +15,8 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.aten.signatures.cpp_api import CppSignature, cpp_signature_group
+from schemac.backends.aten.signatures.conventions import Conventions
+from schemac.backends.aten.signatures.cpp_api import CppSignature, cpp_signature, has_symint
 from schemac.backends.aten.signatures.naming import cpp_name
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.templating import Templates
@@ -69,10 +70,19 @@ def factories_view(module: Module) -> FactoriesView:
     factories = [fn for fn in module.functions if is_factory(fn)]
     wrappers = []
     for fn in factories:
-        group = cpp_signature_group(fn)
-        wrappers.append(_wrapper(group.signature))
-        if group.symint is not None:
-            wrappers.append(_wrapper(group.symint))
+        # The plain and ``_symint`` overloads of cpp_signature_group(fn), without
+        # building the faithful (scattered TensorOptions) ones no wrapper uses.
+        symbolic = (False, True) if has_symint(fn.func) else (False,)
+        for symint in symbolic:
+            sig = cpp_signature(
+                fn.func,
+                method=False,
+                faithful=False,
+                symint=symint,
+                cpp_no_default_args=fn.cpp_no_default_args,
+                conv=Conventions.of(fn),
+            )
+            wrappers.append(_wrapper(sig))
     headers = tuple(dict.fromkeys(fn.func.name.name.base for fn in factories))
     return FactoriesView(headers, tuple(wrappers))
 
