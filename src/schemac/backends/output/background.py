@@ -10,8 +10,8 @@ each file the driver accepts is handed over as it is produced, and the
 helper compares and stages it (:class:`~.staging.Stager`) on the other core
 while the next file is being generated.
 
-Files travel down a pipe (a small header, the path, the bytes) whose buffer
-is enlarged to 1 MiB.  When the helper falls behind, the emitting process
+Files travel down a pipe (a small header, the path, the bytes, in batches
+of 256 KiB) whose buffer is enlarged to 1 MiB.  When the helper falls behind, the emitting process
 waits on the full pipe; that costs no time overall, because the compile
 cannot end before the helper has staged the last file anyway, and the
 helper is never short of work while it waits.  No second copy of the
@@ -40,6 +40,9 @@ from schemac.backends.output.staging import Staged, Stager
 _HEADER = struct.Struct("<II")
 #: A path length no path has: the last header of a successful compile.
 _DONE = 0xFFFFFFFF
+#: Files are sent in batches of about this many bytes: a write and a wake-up
+#: per file cost more system time than the copying.
+_BATCH_SIZE = 256 << 10
 #: Bytes per pipe read.
 _READ_SIZE = 1 << 20
 #: Pipe buffer asked for (Linux caps unprivileged requests at 1 MiB by default).
@@ -80,6 +83,8 @@ class BackgroundStager:
         _grow_pipe(self._files)
         first_compile = not out_dir.is_dir()
         self._broken = False
+        self._batch: list[bytes] = []
+        self._batch_size = 0
         self._reply: str | None = None
         pid = os.fork()
         if pid == 0:  # the helper
@@ -95,18 +100,24 @@ class BackgroundStager:
         os.close(reply_w)
 
     def add(self, path: str, data: bytes) -> None:
-        if self._broken:
-            return  # the helper failed; result() reports why
         encoded = path.encode("utf-8")
-        header = _HEADER.pack(len(encoded), len(data))
+        self._batch += (_HEADER.pack(len(encoded), len(data)), encoded, data)
+        self._batch_size += _HEADER.size + len(encoded) + len(data)
+        if self._batch_size >= _BATCH_SIZE:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Send the batched files: one write and one wake-up of the helper per batch."""
+        batch, self._batch, self._batch_size = self._batch, [], 0
+        if self._broken or not batch:
+            return  # after a failure, result() reports why
         try:
-            written = os.writev(self._files, [header, encoded, data])
-            if written != len(header) + len(encoded) + len(data):
-                _write_all(self._files, (header + encoded + data)[written:])
+            _write_all(self._files, b"".join(batch))
         except BrokenPipeError:
             self._broken = True
 
     def result(self) -> Staged:
+        self._flush()
         if not self._broken:
             with contextlib.suppress(BrokenPipeError):
                 os.write(self._files, _HEADER.pack(_DONE, 0))
