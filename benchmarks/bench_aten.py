@@ -42,9 +42,17 @@ ATEN_TARGETS: tuple[str, ...] = tuple(t for t in TARGET_NAMES if t not in ("auto
 @dataclass(frozen=True)
 class ChildRun:
     wall: float
-    cpu: float
-    #: Peak resident set size of the child, MiB.
+    #: User time and system (kernel) time of the child and the processes it
+    #: waited for (schemac's -j helper): most of the system time is creating
+    #: ~7,700 files, which varies with the file system's state.
+    user: float
+    system: float
+    #: Peak resident set size of the child (the larger of it and its helper), MiB.
     peak_mib: float
+
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ def run_child(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None)
             tail = stderr.read().decode(errors="replace")[-2000:]
             raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
     # Linux reports ru_maxrss in KiB.
-    return ChildRun(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return ChildRun(wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def _torchgen_source(inputs: Inputs, scratch: Path) -> Path:
@@ -97,7 +105,7 @@ def torchgen_argv(source: Path, out: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def schemac_argv(inputs: Inputs, out: Path) -> list[str]:
+def schemac_argv(inputs: Inputs, out: Path, jobs: int | None = None) -> list[str]:
     # ``--torch`` is how users compile torch's files: it loads derivatives.yaml
     # and deprecated.yaml too (and runs match-derivatives), which torchgen.gen
     # does not; schemac pays for that here.
@@ -109,6 +117,7 @@ def schemac_argv(inputs: Inputs, out: Path) -> list[str]:
     return [
         sys.executable, "-m", "schemac", "compile", *files,
         "-t", ",".join(ATEN_TARGETS), "-o", str(out),
+        *([] if jobs is None else ["-j", str(jobs)]),
     ]  # fmt: skip
 
 
@@ -149,7 +158,8 @@ class AtenResult:
     torchgen_files: frozenset[str]
 
 
-def measure(inputs: Inputs, reps: int, log: bool = False) -> AtenResult:
+def measure(inputs: Inputs, reps: int, log: bool = False, jobs: int | None = None) -> AtenResult:
+    """``jobs``: schemac's ``-j`` (default: the CLI's, a helper process on 2+ cores)."""
     ours: list[ChildRun] = []
     theirs: list[ChildRun] = []
     env = schemac_env()
@@ -164,7 +174,7 @@ def measure(inputs: Inputs, reps: int, log: bool = False) -> AtenResult:
             last_out, tg_out = rep_dir / "schemac", rep_dir / "torchgen"
 
             def run_schemac(out: Path = last_out, cwd: Path = rep_dir) -> None:
-                ours.append(run_child(schemac_argv(inputs, out), cwd, env))
+                ours.append(run_child(schemac_argv(inputs, out, jobs), cwd, env))
 
             def run_torchgen(out: Path = tg_out, cwd: Path = rep_dir / "cwd") -> None:
                 theirs.append(run_child(torchgen_argv(source, out), cwd))
@@ -173,14 +183,10 @@ def measure(inputs: Inputs, reps: int, log: bool = False) -> AtenResult:
             for side in order:
                 side()
             if log:
-                print(
-                    f"run {rep + 1}: schemac {ours[-1].wall:.2f}s (cpu {ours[-1].cpu:.2f}s, "
-                    f"{ours[-1].peak_mib:.0f} MiB)  torchgen {theirs[-1].wall:.2f}s "
-                    f"(cpu {theirs[-1].cpu:.2f}s, {theirs[-1].peak_mib:.0f} MiB)",
-                    flush=True,
-                )
+                mine, reference = _describe(ours[-1]), _describe(theirs[-1])
+                print(f"run {rep + 1}: schemac {mine}  torchgen {reference}", flush=True)
         before = snapshot(last_out)
-        rerun = run_child(schemac_argv(inputs, last_out), scratch, env)
+        rerun = run_child(schemac_argv(inputs, last_out, jobs), scratch, env)
         rewrites = compare(before, snapshot(last_out))
         torchgen_files = frozenset(snapshot(tg_out))
     # schemac nests ATen's files under ATen/ (torchgen's -d is that directory) and keeps a manifest.
@@ -188,6 +194,10 @@ def measure(inputs: Inputs, reps: int, log: bool = False) -> AtenResult:
         p.removeprefix("ATen/") for p in before if not p.startswith(".schemac-")
     )
     return AtenResult(tuple(ours), tuple(theirs), rerun, rewrites, schemac_files, torchgen_files)
+
+
+def _describe(run: ChildRun) -> str:
+    return f"{run.wall:.2f}s (user {run.user:.2f}s + sys {run.system:.2f}s, {run.peak_mib:.0f} MiB)"
 
 
 def stages(result: AtenResult) -> list[Stage]:
@@ -238,10 +248,12 @@ def main() -> int:
     parser.add_argument(
         "--input", type=Path, help="a library directory like examples/toyops (default: torch's)"
     )
+    parser.add_argument("-j", "--jobs", type=int, help="schemac's -j (default: the CLI's default)")
     args = parser.parse_args()
     inputs = Inputs.directory(args.input) if args.input else Inputs.torch()
-    print(f"targets: {','.join(ATEN_TARGETS)}")
-    result = measure(inputs, args.reps, log=True)
+    jobs = "" if args.jobs is None else f" -j {args.jobs}"
+    print(f"targets: {','.join(ATEN_TARGETS)}{jobs}")
+    result = measure(inputs, args.reps, log=True, jobs=args.jobs)
     for stage in stages(result):
         print(
             f"{stage.name:<20} schemac {stage.schemac:8.2f} {stage.unit:<7} torchgen "
