@@ -306,21 +306,74 @@ def _same_alias(a: Annotation | None, b: Annotation | None) -> bool:
 
 
 def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
-    """True for a schema no rule below can object to, decided without walking the rules.
+    """True only for a schema none of the rules below objects to, decided without walking them.
 
-    Every rule but one needs an alias annotation, an out argument or an
-    in-place name to fire; the remaining one (TensorOptions twice) needs a
-    TensorOptions quartet.  About half of torch's schemas have none of these,
-    and schemas are built ~6,000 times per compile.
+    Schemas are built ~6,000 times per compile and nearly all have one of three
+    shapes, each checked here against every rule of
+    :func:`_schema_rule_violations` (False just means "walk the rules"):
+
+    - no alias annotation, out argument or in-place name: only "TensorOptions
+      twice" can fire, and it is tested as that rule tests it;
+    - out=: only the out arguments are annotated, each a written ``Tensor``
+      (none a scratch buffer) returned in order with its annotation;
+    - in-place: only ``self`` is annotated, a written ``Tensor`` returned alone.
+
+    The last two are not functional, so they must have no TensorOptions and no
+    "functional" overload name.
     """
     args = schema.arguments
-    if args.out or schema.name.name.inplace or args.tensor_options is not None:
+    outs = args.out
+    inplace = schema.name.name.inplace
+    returns = schema.returns
+    if not outs and not inplace:
+        if not (_unannotated(args.positional) and _unannotated(args.kwarg_only)):
+            return False
+        if not _unannotated(returns):
+            return False
+        return (
+            args.tensor_options is None
+            or Arguments(kwarg_only=args.post_tensor_options_kwarg_only).tensor_options is None
+        )
+    if args.tensor_options is not None or "functional" in schema.name.overload:
         return False
+    if not _unannotated(args.kwarg_only):
+        return False
+    if not inplace:
+        if not _unannotated(args.positional) or len(outs) != len(returns):
+            return False
+        for out, ret in zip(outs, returns, strict=True):
+            annotation = out.annotation
+            if (
+                annotation is None
+                or not annotation.is_write
+                or ret.annotation != annotation
+                or out.type != TENSOR
+                or ret.type != TENSOR
+                or out.name.startswith(SCRATCH_PREFIX)
+            ):
+                return False
+        return True
+    if outs or len(returns) != 1:
+        return False
+    index = args.self_index
+    if index is None:
+        return False
+    positional = args.positional
+    self_arg = positional[index]
+    annotation = self_arg.annotation
     return (
-        all(a.annotation is None for a in args.positional)
-        and all(a.annotation is None for a in args.kwarg_only)
-        and all(r.annotation is None for r in schema.returns)
+        annotation is not None
+        and annotation.is_write
+        and self_arg.type == TENSOR
+        and returns[0].annotation == annotation
+        and returns[0].type == TENSOR
+        and _unannotated(positional[:index])
+        and _unannotated(positional[index + 1 :])
     )
+
+
+def _unannotated(items: tuple[Argument, ...] | tuple[Return, ...]) -> bool:
+    return all(item.annotation is None for item in items)
 
 
 def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
