@@ -149,7 +149,10 @@ class CallMemo:
     def __init__(self) -> None:
         self._param_types: dict[Conventions, dict[Argument, str]] = {}
         self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
-        self._accessors: dict[PythonArgument, tuple[str, str]] = {}
+        # By identity: parser arguments are shared through signatures.ArgumentMemo,
+        # and their attrs __hash__ is a Python-level call.  Each entry keeps its
+        # argument alive, so an identity cannot be reused within the memo.
+        self._accessors: dict[int, tuple[PythonArgument, str, str]] = {}
         # Keyed by the function's identity (a function bound both as torch.*
         # and as a Tensor method is asked twice); each entry keeps its
         # function alive, so an identity cannot be reused within the memo.
@@ -185,11 +188,11 @@ class CallMemo:
 
     def parsed(self, index: int, arg: PythonArgument) -> str:
         """:func:`parsed_expression`, its accessor looked up once per parser argument."""
-        parts = self._accessors.get(arg)
+        parts = self._accessors.get(id(arg))
         if parts is None:
             extra = f", {arg.default_init}" if arg.default_init is not None else ""
-            parts = self._accessors[arg] = (f"_r.{accessor_of(arg)}(", f"{extra})")
-        return f"{parts[0]}{index}{parts[1]}"
+            parts = self._accessors[id(arg)] = (arg, f"_r.{accessor_of(arg)}(", f"{extra})")
+        return f"{parts[1]}{index}{parts[2]}"
 
 
 @attrs.frozen

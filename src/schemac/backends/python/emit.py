@@ -33,6 +33,7 @@ from schemac.backends.python.bindings import (
     method_table_entry,
 )
 from schemac.backends.python.dispatch import CallMemo
+from schemac.backends.python.node_getters import getters_text
 from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
 from schemac.backends.python.return_types import StructSeq, structseqs
 from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
@@ -153,6 +154,8 @@ AUTOGRAD_NODE_SHARDS = 5
 class NodeFileView:
     #: Emptied once the file is printed (Note [Printed views]).
     nodes: list[NodeView]
+    #: Per node, its properties' getter functions (node_getters.py).
+    getters: tuple[str, ...] = ()
     shard_id: str = ""
     shards: int = AUTOGRAD_NODE_SHARDS
 
@@ -164,7 +167,8 @@ def autograd_node_files(module: Module, templates: Templates) -> Iterator[Genera
     layout = ShardedFile("python_functions.cpp", AUTOGRAD_NODE_SHARDS)
     shards = sharded(node_views(module), lambda node: node.key, AUTOGRAD_NODE_SHARDS)
     for index, nodes in enumerate(shards):
-        view = NodeFileView(list(nodes), shard_id=f"_{index}")
+        getters = tuple(getters_text(node.op, node.properties) for node in nodes)
+        view = NodeFileView(list(nodes), getters, shard_id=f"_{index}")
         text = templates.render("python_functions.cpp.mako", view, sources=sources)
         view.nodes.clear()  # Note [Printed views]
         yield GeneratedFile(_path(layout.shard_path(index)), text)

@@ -41,7 +41,7 @@ from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
-from schemac.ir.types import BaseTy, BaseType, Type
+from schemac.ir.types import BaseTy, BaseType, Type, is_like
 
 #: Operators the tracer records through their parts, never as themselves; the
 #: autograd backend's tracer kernels follow the same list.
@@ -69,7 +69,8 @@ def is_traceable(function: NativeFunction) -> bool:
     """Whether the JIT tracer can record a call (it cannot record Storage or non-Tensor results)."""
     if any(_is_storage(a.type) for a in function.func.arguments.flat_all):
         return False
-    if not any(str(r.type).startswith("Tensor") for r in function.func.returns):
+    # A tensor-like result (Tensor, Tensor?, Tensor[]: spelled starting with "Tensor").
+    if not any(is_like(r.type, BaseTy.Tensor) for r in function.func.returns):
         return False
     return function.func.name.name.base not in UNTRACED_OPERATORS
 
