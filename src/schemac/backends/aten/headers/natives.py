@@ -20,7 +20,6 @@ from typing import ClassVar
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry, Family, Group
-from schemac.backends.aten.signatures import structured_impl
 from schemac.backends.aten.signatures.table import ViewTable
 
 LEGACY_MARK = "legacy::"
@@ -92,7 +91,7 @@ def _declarations(
         return
     kernel = item.out.kernel(key)
     if item.meta is not None and kernel is not None and kernel.structured:
-        impl = structured_impl(item.meta, item.out.fn, kernel.name)
+        impl = views.structured_impl(item.meta, item.out.fn, kernel.name)
         yield (
             kernel.namespace,
             StructuredKernelDecl(

@@ -26,9 +26,9 @@ from __future__ import annotations
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.registrations.keys import KeyTraits
 from schemac.backends.aten.registrations.plan import StructuredGroup, Wrapper
-from schemac.backends.aten.registrations.translate import call_arguments
+from schemac.backends.aten.registrations.translate import call_arguments, shared_call_arguments
 from schemac.backends.aten.registrations.wrappers import device_check
-from schemac.backends.aten.signatures import Signature, StructuredMeta, structured_impl
+from schemac.backends.aten.signatures import Signature, StructuredMeta
 from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.ir.native import NativeFunction
@@ -144,7 +144,7 @@ def structured_wrapper_definition(
     else:
         body.append(f"{class_name} op({', '.join(a.name for a in f.func.arguments.out)});")
 
-    meta_args = ", ".join(call_arguments(sig.params, meta.meta.params))
+    meta_args = ", ".join(shared_call_arguments(views, sig.params, meta.meta.params))
     extra: dict[str, tuple[str, C.CType]] = {}
     if meta.precomputed:
         body.append(f"auto precompute = op.meta({meta_args});")
@@ -163,7 +163,7 @@ def structured_wrapper_definition(
     elif not traits.is_meta:
         if group.kernel is None:
             raise ValueError(f"{f.func.name}: structured wrapper without a kernel")
-        impl = structured_impl(meta, group.out, group.kernel.name)
+        impl = views.structured_impl(meta, group.out, group.kernel.name)
         body.append(
             call("op.impl", call_arguments(sig.params, impl.impl.params, extra=extra)) + ";"
         )

@@ -28,7 +28,12 @@ from schemac.backends.aten.signatures.native import (
     kernel_is_symint,
     native_signature,
 )
-from schemac.backends.aten.signatures.structured import StructuredMeta, structured_meta
+from schemac.backends.aten.signatures.structured import (
+    StructuredImpl,
+    StructuredMeta,
+    structured_impl,
+    structured_meta,
+)
 from schemac.ir.native import NativeFunction
 
 T = TypeVar("T")
@@ -45,6 +50,9 @@ class ViewTable:
         ] = {}
         self._meta: dict[
             tuple[int, int], tuple[NativeFunction, NativeFunction, StructuredMeta]
+        ] = {}
+        self._impl: dict[
+            tuple[int, int, str], tuple[StructuredMeta, NativeFunction, StructuredImpl]
         ] = {}
         self._derived: dict[tuple[object, ...], tuple[tuple[object, ...], Any]] = {}
 
@@ -87,6 +95,16 @@ class ViewTable:
         if hit is None:
             meta = structured_meta(functional.func, out)
             hit = self._meta[key] = (functional, out, meta)
+        return hit[2]
+
+    def structured_impl(
+        self, meta: StructuredMeta, out: NativeFunction, kernel: str
+    ) -> StructuredImpl:
+        """:func:`.structured_impl`: the header and every key's wrappers of a kernel share it."""
+        key = (id(meta), id(out), kernel)
+        hit = self._impl.get(key)
+        if hit is None:
+            hit = self._impl[key] = (meta, out, structured_impl(meta, out, kernel))
         return hit[2]
 
     def derived(self, kind: str, sources: tuple[object, ...], compute: Callable[[], T]) -> T:
