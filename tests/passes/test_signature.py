@@ -69,16 +69,52 @@ def test_frozen_map() -> None:
 
 
 def test_signature_keys_agree_with_signature_key_on_torch(real_module: Module) -> None:
-    """The three keys computed at once equal the three computed one by one."""
+    """The three keys computed at once group functions as the three computed one by one."""
     from schemac.passes.derivatives_signature import signature_key as derivative_key
     from schemac.passes.derivatives_signature import signature_keys
 
-    for f in real_module.functions:
-        keys = signature_keys(f.func)
-        assert keys.plain == derivative_key(f.func)
-        assert keys.no_defaults == derivative_key(f.func, strip_default=True)
-        assert keys.view_copy == derivative_key(f.func, strip_view_copy_name=True)
+    options = {
+        "plain": {},
+        "no_defaults": {"strip_default": True},
+        "view_copy": {"strip_view_copy_name": True},
+    }
+    for field, kwargs in options.items():
+        ours: dict[object, list[str]] = {}
+        reference: dict[object, list[str]] = {}
+        for f in real_module.functions:
+            ours.setdefault(getattr(signature_keys(f.func), field), []).append(str(f.name))
+            reference.setdefault(derivative_key(f.func, **kwargs), []).append(str(f.name))
+        assert list(ours.values()) == list(reference.values()), field
     bernoulli = parse_schema(
         "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor"
     )
-    assert ("p", "float", "0.5") in signature_keys(bernoulli).no_defaults[2]
+    assert any(n == "p" and d == "0.5" for n, _, d in signature_keys(bernoulli).no_defaults[2])
+
+
+def test_types_are_equal_exactly_when_they_print_alike(real_module: Module) -> None:
+    """What lets signature keys hold types instead of their spelling."""
+    types = {a.type for f in real_module.functions for a in f.func.arguments.flat_all}
+    types |= {r.type for f in real_module.functions for r in f.func.returns}
+    by_text: dict[str, object] = {}
+    for ty in types:
+        assert by_text.setdefault(str(ty), ty) == ty
+    assert len(by_text) == len(types) > 50
+
+
+def test_family_key_partitions_like_signature_key(real_module: Module) -> None:
+    """Bucketing by the cheap key groups exactly as bucketing by the IR signature."""
+    from schemac.ir.signature import family_key
+
+    by_family: dict[object, list[str]] = {}
+    by_signature: dict[object, list[str]] = {}
+    for f in real_module.functions:
+        by_family.setdefault(family_key(f.func), []).append(str(f.name))
+        by_signature.setdefault(signature_key(f.func), []).append(str(f.name))
+        assert f.func.family_key == family_key(f.func)
+    assert list(by_family.values()) == list(by_signature.values())
+    assert any(len(names) > 2 for names in by_family.values())
+    p = parse_schema("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor")
+    p_ = parse_schema(
+        "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)"
+    )
+    assert family_key(p) == family_key(p_)

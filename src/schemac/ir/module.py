@@ -63,6 +63,7 @@ class Module:
     autograd: AutogradTable = attrs.field(factory=AutogradTable)
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
+
     # The name index is a plain attribute, not a field (hence no slots): the
     # generic IR printer walks the fields and must not print it.  It is built
     # on first use: every pass returns a new module, and most never look a

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 import functools
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator
 
 import attrs
 
@@ -269,14 +269,14 @@ class FunctionSchema:
         return SchemaKind.functional
 
     @functools.cached_property
-    def signature_key(self) -> tuple[OperatorName, Arguments, tuple[Return, ...]]:
-        """:func:`schemac.ir.signature.signature_key` with default options, computed once.
+    def family_key(self) -> Hashable:
+        """:func:`schemac.ir.signature.family_key`, computed once.
 
         Synthesis and grouping both bucket every function by it.
         """
-        from schemac.ir.signature import signature_key  # that module builds on this one
+        from schemac.ir.signature import family_key  # that module builds on this one
 
-        return signature_key(self)
+        return family_key(self)
 
     def schema_order_arguments(self) -> tuple[Argument, ...]:
         return self.arguments.flat_all

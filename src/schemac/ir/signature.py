@@ -25,6 +25,8 @@ default its in-place and out= siblings have; the signature gives it
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import attrs
 
 from schemac.ir.names import BaseOperatorName, OperatorName
@@ -92,6 +94,37 @@ def signature_key(
         )
     name = OperatorName(BaseOperatorName(base, dunder=schema.name.name.dunder))
     return name, sig_args, returns + extra_returns
+
+
+def family_key(schema: FunctionSchema) -> Hashable:
+    r"""A key equal for two schemas exactly when their default :func:`signature_key`\ s are.
+
+    Made of tuples of names, types and defaults instead of IR objects, which
+    are dearer to build and to hash; bucketing by signature needs nothing else.
+    Each part mirrors :func:`signature_key`'s: an argument without its
+    annotation compares as its (name, type, default), a return without its
+    name as its type, and the operator name as its base and dunder flag.
+    """
+    args = schema.arguments
+    name = schema.name
+    positional = tuple((a.name, a.type, a.default) for a in args.positional)
+    # Note [bernoulli.p signature]
+    if name.overload == "p" and str(name) == "bernoulli.p":
+        positional = tuple((n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional)
+    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    returned = [r.annotation for r in schema.returns]
+    self_arg = args.self_arg
+    written = ((self_arg,) if self_arg is not None else ()) + args.out + args.post_self_positional
+    returns = tuple(r.type for r in schema.returns) + tuple(
+        a.type for a in written if a.is_write and a.annotation not in returned
+    )
+    return (
+        name.name.base,
+        name.name.dunder,
+        positional,
+        tuple((a.name, a.type, a.default) for a in kwargs),
+        returns,
+    )
 
 
 def signature(

@@ -80,12 +80,18 @@ class SignatureKeys(NamedTuple):
 
 
 def signature_keys(schema: FunctionSchema) -> SignatureKeys:
-    """:func:`signature_key` plain, ``strip_default`` and ``strip_view_copy_name`` at once.
+    """Keys equal exactly when :func:`signature_key`, with ``strip_default`` and with
+    ``strip_view_copy_name``, are.
 
     The pass needs all three for nearly every function; they differ only in the
-    base name or the defaults, so the arguments are walked once.
+    base name or the defaults, so all three derive from the schema's
+    ``family_key``, which grouping has usually computed already.  That key
+    holds types where :func:`signature_key` holds their spelling: the same
+    partition, as two types the grammar can write are equal exactly when they
+    print alike.
     """
-    plain = signature_key(schema)
+    plain = schema.family_key
+    assert isinstance(plain, tuple)
     base, dunder, positional, kwargs, returns = plain
     assert isinstance(base, str) and isinstance(positional, tuple) and isinstance(kwargs, tuple)
     stripped: tuple[tuple[object, object, str | None], ...]

@@ -10,21 +10,21 @@ the second one.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 
 from schemac.diagnostics import DiagnosticSink
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import SchemaKind
-from schemac.ir.signature import SignatureKey
 
-#: signature -> kind -> function; dicts keep the order functions were first seen.
-Families = dict[SignatureKey, dict[SchemaKind, NativeFunction]]
+#: family key (:func:`~schemac.ir.signature.family_key`) -> kind -> function; dicts keep
+#: the order functions were first seen.
+Families = dict[Hashable, dict[SchemaKind, NativeFunction]]
 
 
 def bucket_by_signature(functions: Iterable[NativeFunction], sink: DiagnosticSink) -> Families:
     families: Families = {}
     for f in functions:
-        members = families.setdefault(f.func.signature_key, {})
+        members = families.setdefault(f.func.family_key, {})
         kind = f.func.kind()
         other = members.get(kind)
         if other is not None:
