@@ -89,3 +89,30 @@ _TEXT = st.text(alphabet=st.sampled_from("ab_1 .()-é٣\n"), max_size=12)
 def test_uses_ident_is_the_regex_search(formula: str, name: str) -> None:
     expected = re.search(ident_pattern(name), formula) is not None
     assert uses_ident(formula, name) == expected
+
+
+def test_saving_never_adds_a_property_anchor(real_module: Module) -> None:
+    """save_variables only tries the rules whose anchor the formula had at the start."""
+    from schemac.passes.derivatives_saved import _RULES, StridesNotSupported, save_variables
+    from schemac.passes.derivatives_signature import cpp_arguments
+
+    anchors = [rule.anchor for rule in _RULES]
+    replacements = [r.replacement("x") for r in _RULES if r.replacement is not None]
+    assert not any(a in text for a in anchors for text in replacements)
+    by_name = {f.name: f for f in real_module.functions}
+    checked = 0
+    for entry in real_module.derivatives:
+        f = by_name.get(entry.schema.name)
+        if f is None:
+            continue
+        variables = cpp_arguments(f.func)
+        for group in entry.dispatch:
+            for formula in group.backward:
+                try:
+                    rewritten, _ = save_variables(formula.text, variables, formula.variables)
+                except StridesNotSupported:
+                    continue
+                before = {a for a in anchors if a in formula.text}
+                assert {a for a in anchors if a in rewritten} <= before, formula.text
+                checked += 1
+    assert checked > 500

@@ -141,10 +141,13 @@ def save_variables(
     # save ``self``'s sizes); no formula in PyTorch's file relies on that, as
     # the conformance test shows.
     saved: list[SavedAttribute] = []
+    # Rewrites only ever remove anchors (no replacement contains one; a test
+    # checks), so the rules whose anchor is absent now stay unmatched.
+    rules = [rule for rule in _RULES if rule.anchor in formula]
     for name, ty in variables:
         if name not in formula:
             continue  # nothing to substitute or save; skips compiling patterns
-        for rule in _RULES:
+        for rule in rules:
             if rule.anchor not in formula:
                 continue
             formula = re.sub(
