@@ -18,6 +18,7 @@ import attrs
 from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.registrations.keys import key_traits
 from schemac.backends.aten.registrations.plan import PlanIndex, plan_key
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.ir.dispatch import CODEGEN_DISPATCH_KEYS
 from schemac.ir.module import Module
 
@@ -40,7 +41,9 @@ def declared_by_root(
 
     ``index``: the module's plan index, if the caller plans several keys.
     """
-    by_name = {e.name: e for e in catalog.entries}
+    by_name = catalog.views.derived(
+        "entries by name", (catalog,), lambda: {e.name: e for e in catalog.entries}
+    )
     declared: dict[str, list[Entry]] = {}
     for item in plan_key(module, key_traits(key), index):
         declared.setdefault(item.root_name, []).extend(by_name[w.name] for w in item.wrappers)
@@ -60,8 +63,16 @@ class DispatchHeader:
         return f"ATen/ops/{self.root}_{self.namespace}_dispatch.h"
 
 
-def dispatch_header(root: str, entries: list[Entry], key: str) -> DispatchHeader:
-    decls = tuple(f"TORCH_API {sig.decl()};" for entry in entries for sig in entry.direct.all())
+def dispatch_header(
+    root: str, entries: list[Entry], key: str, views: ViewTable | None = None
+) -> DispatchHeader:
+    """``views``: the run's view table, whose memo shares each declaration between keys."""
+    views = ViewTable() if views is None else views
+    decls = tuple(
+        f"TORCH_API {views.derived('decl', (sig,), sig.decl)};"
+        for entry in entries
+        for sig in entry.direct.all()
+    )
     return DispatchHeader(root, key.lower(), decls)
 
 
@@ -78,7 +89,7 @@ def key_headers(
     module: Module, catalog: Catalog, key: str, index: PlanIndex | None = None
 ) -> tuple[KeyUmbrella, tuple[DispatchHeader, ...]]:
     headers = tuple(
-        dispatch_header(root, entries, key)
+        dispatch_header(root, entries, key, catalog.views)
         for root, entries in declared_by_root(module, catalog, key, index).items()
     )
     umbrella = KeyUmbrella(key, key.lower(), tuple(sorted(h.path for h in headers)))
