@@ -343,8 +343,8 @@ class DispatcherSpelling:
     Every autograd-layer kernel takes its operator's dispatcher parameters
     (:func:`~schemac.backends.aten.signatures.dispatcher.dispatcher_signature`:
     schema order, symbolic sizes, no defaults).  torch's ~3,100 operators
-    have ~16,000 parameters but only ~1,300 distinct (argument, conventions)
-    pairs and ~150 distinct return lists, so each is spelled once.  Entries
+    have ~12,000 parameters but only ~1,100 distinct arguments and ~150
+    distinct return lists, so each is spelled once.  Entries
     are pure functions of their keys (IR values); one memo lives for one
     compile (operator_plans makes it), never longer.
     """
