@@ -127,7 +127,7 @@ def compile_to_directory(
     report = commit(files, out_dir, targets=targets, dry_run=dry_run, staged=staged)
     timings.append(("write", time.perf_counter() - start))
     result = CompileResult(files, report, tuple(timings))
-    if dry_run:
+    if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]
     if depfile is not None:
