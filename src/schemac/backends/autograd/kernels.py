@@ -50,7 +50,8 @@ from schemac.ir.types import TENSOR, BaseTy, ListType, is_like
 
 KEYSET = "ks & c10::after_autograd_keyset"
 _TENSOR_LIST = ListType(TENSOR)
-_CHECKED_TYPES = (TENSOR, _TENSOR_LIST)
+# A set: membership hashes once instead of comparing attrs values one by one.
+_CHECKED_TYPES = frozenset({TENSOR, _TENSOR_LIST})
 
 
 @attrs.frozen
