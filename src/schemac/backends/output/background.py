@@ -11,11 +11,11 @@ helper compares and stages it (:class:`~.staging.Stager`) on the other core
 while the next file is being generated.
 
 Files travel down a pipe (a small header, the path, the bytes, in batches
-of 256 KiB) whose buffer is enlarged to 1 MiB.  When the helper falls behind, the emitting process
-waits on the full pipe; that costs no time overall, because the compile
-cannot end before the helper has staged the last file anyway, and the
-helper is never short of work while it waits.  No second copy of the
-outputs piles up anywhere.
+of 256 KiB) whose buffer is enlarged to 1 MiB.  When the helper falls
+behind, the emitting process waits on the full pipe; that costs no time
+overall, because the compile cannot end before the helper has staged the
+last file anyway, and the helper is never short of work while it waits.
+No second copy of the outputs piles up anywhere.
 
 Determinism and atomicity are those of the in-process path: the helper writes
 only into the staging directory, the main process still decides everything

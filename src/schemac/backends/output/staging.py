@@ -35,9 +35,6 @@ class Staged:
     staging: str | None
     status: dict[str, str] = attrs.field(eq=False)
 
-    def paths(self, status: str) -> list[str]:
-        return sorted(path for path, s in self.status.items() if s == status)
-
 
 def write_new_file(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` with three system calls.
@@ -79,10 +76,6 @@ def same_bytes(path: str, data: bytes) -> bool:
         os.close(handle)
 
 
-def is_file(path: str) -> bool:
-    return os.path.isfile(path)
-
-
 class Stager:
     """Stages the files of one compile for ``out_dir``; see the module docstring.
 
@@ -111,7 +104,7 @@ class Stager:
             if same_bytes(destination, data):
                 self._status[path] = UNCHANGED
                 return
-            status = UPDATED if is_file(destination) else CREATED
+            status = UPDATED if os.path.isfile(destination) else CREATED
         self._status[path] = status
         self._write(path, data)
 
