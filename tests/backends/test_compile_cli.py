@@ -69,6 +69,22 @@ def test_a_tag_that_is_a_cpp_keyword_is_a_positioned_error(tmp_path: Path, capsy
     assert not out.exists()
 
 
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_error_after_files_were_staged_leaves_nothing_behind(
+    tmp_path: Path, capsys, jobs: str
+) -> None:
+    """The headers are emitted (and, with -j 2, staged) before the schema target fails."""
+    tags = tmp_path / "tags.yaml"
+    tags.write_text("- tag: class\n  desc: a C++ keyword\n")
+    native = tmp_path / "native_functions.yaml"
+    native.write_text("- func: toyops::f(Tensor self) -> Tensor\n  tags: class\n")
+    out = tmp_path / "out"
+    argv = ["compile", str(native), "--tags", str(tags), "-t", "headers,schema", "-o", str(out)]
+    assert main([*argv, "-j", jobs]) == 1
+    assert "'class' is a C++ keyword" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["native_functions.yaml", "tags.yaml"]
+
+
 @pytest.mark.parametrize(
     ("targets", "message"),
     [
