@@ -29,6 +29,7 @@ from schemac.diagnostics import (
     SchemaSemanticError,
     SchemaSyntaxError,
     Span,
+    span_from_fields,
 )
 from schemac.frontend.grammar import schema_parser
 from schemac.frontend.schema_syntax import syntax_diagnostic
@@ -291,7 +292,9 @@ def _anchored(item: object, file: str, line: int, column: int) -> object:
     """
     dl, dc = line - 1, column - 1
     span = item.span  # type: ignore[attr-defined]
-    moved = Span(file, span.line + dl, span.column + dc, span.end_line + dl, span.end_column + dc)
+    moved = span_from_fields(
+        (file, span.line + dl, span.column + dc, span.end_line + dl, span.end_column + dc)
+    )
     kind = type(item)
     if kind is KwargMarker:
         return KwargMarker(moved)
@@ -302,7 +305,9 @@ def _anchored(item: object, file: str, line: int, column: int) -> object:
             annotation.alias_set,
             annotation.is_write,
             annotation.alias_set_after,
-            Span(file, at.line + dl, at.column + dc, at.end_line + dl, at.end_column + dc),
+            span_from_fields(
+                (file, at.line + dl, at.column + dc, at.end_line + dl, at.end_column + dc)
+            ),
         )
     if kind is Argument:
         return Argument(item.name, item.type, item.default, annotation, moved)  # type: ignore[attr-defined]

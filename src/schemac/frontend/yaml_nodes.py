@@ -22,7 +22,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver, Resolver
 
-from schemac.diagnostics import Diagnostic, Span
+from schemac.diagnostics import Diagnostic, Span, span_from_fields
 
 #: The tag given to plain (unquoted, untagged) scalars while composing; their
 #: YAML type (bool, int, null, ...) is resolved when a value is asked for.
@@ -100,11 +100,12 @@ class YamlDocument:
 def span_of(file: str, node: Node) -> Span:
     """The 1-based span of ``node``; a value ending at a line break ends on its line."""
     start, end = node.start_mark, node.end_mark
-    if end.column == 0 and end.line > start.line:
+    end_column = end.column
+    if end_column == 0 and end.line > start.line:
         # Block scalars and collections end at the start of the next line;
         # point at the end of the previous one instead.
         return Span(file, start.line + 1, start.column + 1, end.line, start.column + 2)
-    return Span(file, start.line + 1, start.column + 1, end.line + 1, end.column + 1)
+    return span_from_fields((file, start.line + 1, start.column + 1, end.line + 1, end_column + 1))
 
 
 def read_yaml(
