@@ -30,7 +30,7 @@ def _known(span: Span, fallback: Span) -> Span:
 
 def _named(function: NativeFunction) -> Iterator[tuple[str, str, Span]]:
     schema = function.func
-    yield "operator name", str(attrs.evolve(schema.name.name, namespace=None)), schema.name_span
+    yield "operator name", schema.name.name.unqualified, schema.name_span
     for argument in schema.arguments.flat_all:
         yield "argument name", argument.name, argument.span
     for ret in schema.returns:
@@ -138,6 +138,9 @@ def _length_diagnostic(function: NativeFunction) -> Diagnostic | None:
 def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
     """One diagnostic per distinct bad name or default and position, in no particular order."""
     found: dict[tuple[Span, str], Diagnostic] = {}
+    # ~18,500 names on torch's files but only a few thousand distinct ones:
+    # whether a name is usable does not depend on where it is written.
+    usable: set[str] = set()
     for function in module.functions:
         too_long = _length_diagnostic(function)
         if too_long is not None:
@@ -145,8 +148,12 @@ def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
         for bad in (*_duplicate_diagnostics(function), *_default_diagnostics(function)):
             found.setdefault((bad.span, bad.message), bad)
         for role, name, span in _named(function):
+            if name in usable:
+                continue
             diagnostic = check_identifier(name, span) or _macro_diagnostic(name, span)
-            if diagnostic is not None:
+            if diagnostic is None:
+                usable.add(name)
+            else:
                 diagnostic = attrs.evolve(diagnostic, message=f"{role} {diagnostic.message}")
                 found.setdefault((span, diagnostic.message), diagnostic)
     # Tags become enumerators (at::Tag::<name>), namespaces C++ namespaces; the
