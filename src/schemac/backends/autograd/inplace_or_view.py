@@ -18,16 +18,11 @@ import attrs
 
 from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.autograd.calls import Redispatch, redispatch
-from schemac.backends.autograd.kernel_texts import (
-    Registrations,
-    kernel_texts,
-    registrations_by_library,
-)
+from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_files
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import VIEW_FUNCTIONS_WITH_METADATA_CHANGE
 from schemac.backends.autograd.view_funcs import view_func_name
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
@@ -108,45 +103,22 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
     )
 
 
-@attrs.frozen
-class InplaceOrViewShardView:
-    shard: str
-    headers: tuple[str, ...]
-    #: Each kernel's C++ (see kernel_texts.py).
-    kernel_texts: tuple[str, ...]
-    registrations: Registrations
-
-
 def inplace_or_view_plans(plans: tuple[OperatorPlan, ...]) -> tuple[OperatorPlan, ...]:
     return tuple(p for p in plans if p.has_inplace_or_view_kernel)
+
+
+INPLACE_OR_VIEW_FILES = KernelFamily(
+    stem="ADInplaceOrViewType",
+    shards=NUM_SHARDS,
+    cpp_namespace="ADInplaceOrView",
+    kernel_of=_kernel,
+    kernels_template="_inplace_or_view_kernels.mako",
+    file_template="ADInplaceOrViewType.cpp.mako",
+)
 
 
 def inplace_or_view_files(
     templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
 ) -> Iterator[GeneratedFile]:
     chosen = inplace_or_view_plans(plans)
-    files = ShardedFile(f"{directory}/ADInplaceOrViewType.cpp", NUM_SHARDS)
-
-    # Each kernel is built and printed once: it appears in its shard and in
-    # the Everything file.
-    kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
-    printed = kernel_texts(templates, "_inplace_or_view_kernels.mako", list(kernels.values()))
-    texts = dict(zip(kernels, printed, strict=True))
-    entries = {
-        name: (k.namespace, f'm.impl("{k.schema_name}", TORCH_FN(ADInplaceOrView::{k.name}));')
-        for name, k in kernels.items()
-    }
-    del kernels  # printed: let the views go (see kernel_texts.py)
-
-    def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
-        view = InplaceOrViewShardView(
-            label,
-            tuple(sorted({p.root_name for p in shard})),
-            tuple(texts[p.schema_name] for p in shard),
-            registrations_by_library(entries[p.schema_name] for p in shard),
-        )
-        return templates.render("ADInplaceOrViewType.cpp.mako", view, sources=sources)
-
-    for index, shard in enumerate(sharded(chosen, lambda p: p.root_name, NUM_SHARDS)):
-        yield GeneratedFile(files.shard_path(index), render(str(index), shard))
-    yield GeneratedFile(files.everything_path, render("Everything", chosen))
+    return kernel_shard_files(INPLACE_OR_VIEW_FILES, templates, chosen, sources, directory)

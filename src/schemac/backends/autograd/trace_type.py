@@ -16,15 +16,10 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.autograd.calls import Redispatch, redispatch
-from schemac.backends.autograd.kernel_texts import (
-    Registrations,
-    kernel_texts,
-    registrations_by_library,
-)
+from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_files
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import DONT_RECORD_TRACE
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
 from schemac.ir.schema import SchemaKind
 from schemac.ir.types import BaseTy, is_like
@@ -138,41 +133,18 @@ def _kernel(plan: OperatorPlan) -> TraceKernel:
     )
 
 
-@attrs.frozen
-class TraceShardView:
-    shard: str
-    headers: tuple[str, ...]
-    #: Each kernel's C++ (see kernel_texts.py).
-    kernel_texts: tuple[str, ...]
-    registrations: Registrations
+TRACE_FILES = KernelFamily(
+    stem="TraceType",
+    shards=NUM_SHARDS,
+    cpp_namespace="TraceType",
+    kernel_of=_kernel,
+    kernels_template="_trace_type_kernels.mako",
+    file_template="TraceType.cpp.mako",
+)
 
 
 def trace_files(
     templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
 ) -> Iterator[GeneratedFile]:
     chosen = tuple(p for p in plans if p.is_traced)
-    files = ShardedFile(f"{directory}/TraceType.cpp", NUM_SHARDS)
-
-    # Each kernel is built and printed once: it appears in its shard and in
-    # the Everything file.
-    kernels = {plan.schema_name: _kernel(plan) for plan in chosen}
-    printed = kernel_texts(templates, "_trace_type_kernels.mako", list(kernels.values()))
-    texts = dict(zip(kernels, printed, strict=True))
-    entries = {
-        name: (k.namespace, f'm.impl("{k.schema_name}", TORCH_FN(TraceType::{k.name}));')
-        for name, k in kernels.items()
-    }
-    del kernels  # printed: let the views go (see kernel_texts.py)
-
-    def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
-        view = TraceShardView(
-            label,
-            tuple(sorted({p.root_name for p in shard})),
-            tuple(texts[p.schema_name] for p in shard),
-            registrations_by_library(entries[p.schema_name] for p in shard),
-        )
-        return templates.render("TraceType.cpp.mako", view, sources=sources)
-
-    for index, shard in enumerate(sharded(chosen, lambda p: p.root_name, NUM_SHARDS)):
-        yield GeneratedFile(files.shard_path(index), render(str(index), shard))
-    yield GeneratedFile(files.everything_path, render("Everything", chosen))
+    return kernel_shard_files(TRACE_FILES, templates, chosen, sources, directory)
