@@ -99,15 +99,19 @@ def signature_key(
 def family_key(schema: FunctionSchema) -> Hashable:
     r"""A key equal for two schemas exactly when their default :func:`signature_key`\ s are.
 
-    Made of tuples of names, types and defaults instead of IR objects, which
-    are dearer to build and to hash; bucketing by signature needs nothing else.
-    Each part mirrors :func:`signature_key`'s: an argument without its
-    annotation compares as its (name, type, default), a return without its
-    name as its type, and the operator name as its base and dunder flag.
+    Made of tuples of strings instead of IR objects, which are dearer to build
+    and far dearer to hash: a tuple does not keep its hash, and each type in it
+    would be hashed through a Python-level ``__hash__`` on every dict look-up
+    (the passes look each function's key up about six times).  Each part
+    mirrors :func:`signature_key`'s: an argument without its annotation
+    compares as its (name, type, default), a return without its name as its
+    type, and the operator name as its base and dunder flag.  Types are
+    spelled, which partitions them as comparing would: two types the grammar
+    can write are equal exactly when they print alike.
     """
     args = schema.arguments
     name = schema.name
-    positional = tuple((a.name, a.type, a.default) for a in args.positional)
+    positional = tuple((a.name, str(a.type), a.default) for a in args.positional)
     # Note [bernoulli.p signature]
     if name.overload == "p" and str(name) == "bernoulli.p":
         positional = tuple((n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional)
@@ -115,14 +119,14 @@ def family_key(schema: FunctionSchema) -> Hashable:
     returned = [r.annotation for r in schema.returns]
     self_arg = args.self_arg
     written = ((self_arg,) if self_arg is not None else ()) + args.out + args.post_self_positional
-    returns = tuple(r.type for r in schema.returns) + tuple(
-        a.type for a in written if a.is_write and a.annotation not in returned
+    returns = tuple(str(r.type) for r in schema.returns) + tuple(
+        str(a.type) for a in written if a.is_write and a.annotation not in returned
     )
     return (
         name.name.base,
         name.name.dunder,
         positional,
-        tuple((a.name, a.type, a.default) for a in kwargs),
+        tuple((a.name, str(a.type), a.default) for a in kwargs),
         returns,
     )
 
