@@ -64,9 +64,21 @@ ARGUMENTS = [
 ]  # fmt: skip
 
 
+def _with_spans(value: object) -> object:
+    """``repr`` leaves spans out; the shortcuts must build the same ones."""
+    if isinstance(value, tuple):
+        return tuple(_with_spans(item) for item in value)
+    annotation = getattr(value, "annotation", None)
+    return (
+        repr(value),
+        getattr(value, "span", None),
+        None if annotation is None else annotation.span,
+    )
+
+
 def _argument_reference(text: str) -> object:
     try:
-        return repr(_transform_piece(text, "argument_item"))
+        return _with_spans(_transform_piece(text, "argument_item"))
     except Exception as error:
         return type(error).__name__
 
@@ -74,19 +86,65 @@ def _argument_reference(text: str) -> object:
 def _argument_shortcut_agrees(text: str) -> None:
     shortcut = SchemaParser()._plain_argument(text)
     if shortcut is not None:  # None means "ask Lark", which is always allowed
-        assert repr(shortcut) == _argument_reference(text), text
+        assert _with_spans(shortcut) == _argument_reference(text), text
 
 
 def test_argument_shortcut_agrees_on_tricky_pieces() -> None:
     taken = [text for text in ARGUMENTS if SchemaParser()._plain_argument(text) is not None]
-    assert "Tensor self" in taken and "int[2]?[] x" in taken and "Tensor(a!) out" not in taken
+    assert "Tensor self" in taken and "int[2]?[] x" in taken and "Tensor(a!) out" in taken
+    assert "Tensor(a|b) x" not in taken and "Tensor(a -> *) x" not in taken
     for text in ARGUMENTS:
         _argument_shortcut_agrees(text)
 
 
+RETURNS = [
+    "()", "Tensor", "Tensor(a!)", "Tensor(a)", "Tensor(a)[]", "Tensor[]", "Tensor[] self_out",
+    "(Tensor, Tensor)", "(Tensor(a!) values, Tensor(b!) indices)", "(Tensor(a!), Tensor(b!))",
+    "(Tensor, Tensor[], Tensor[])", "(float, int)", "(Tensor)", "( )", "(Tensor,Tensor)",
+    "Tensor(a -> *)", "Tensor(a -> *) out", "(Tensor(a) primal, Tensor tangent)", "Foo",
+    "Tensor(a!)?", "int[2] x", "Tensor(a|b)", "(Tensor, )", "Tensor x y", "(Tensor x, Tensor",
+    "__torch__.torch.classes.quantized.Conv2dPackedParamsBase",
+]  # fmt: skip
+
+
+def _returns_reference(text: str) -> object:
+    try:
+        return _with_spans(_transform_piece(text, "returns"))
+    except Exception as error:
+        return type(error).__name__
+
+
+def _returns_shortcut_agrees(text: str) -> None:
+    shortcut = SchemaParser()._plain_returns(text)
+    if shortcut is not None:
+        assert _with_spans(shortcut) == _returns_reference(text), text
+
+
+def test_returns_shortcut_agrees_on_tricky_lists() -> None:
+    taken = [text for text in RETURNS if SchemaParser()._plain_returns(text) is not None]
+    assert "()" in taken and "Tensor(a!)" in taken and "(Tensor(a!), Tensor(b!))" in taken
+    assert "(Tensor)" not in taken and "Tensor(a -> *) out" not in taken
+    for text in RETURNS:
+        _returns_shortcut_agrees(text)
+
+
+_RETURN_ITEM = st.from_regex(
+    r"(Tensor|int|float|Foo|_)(\([a-c]!?\)|\(a\|b\))?([?]|\[[0-9]?\]){0,2}( [a-z_]{1,3})?",
+    fullmatch=True,
+)
+
+
+@given(st.lists(_RETURN_ITEM, max_size=4), st.booleans())
+def test_returns_shortcut_agrees_on_random_lists(items: list[str], parenthesised: bool) -> None:
+    text = ", ".join(items)
+    _returns_shortcut_agrees(f"({text})" if parenthesised or len(items) != 1 else text)
+
+
 _TYPE_WORDS = st.sampled_from(["Tensor", "int", "SymInt", "float", "str", "Foo", "Tensor.x", "_"])
 _REST = st.from_regex(
-    r"([?]|\[[0-9]{0,2}\]){0,3} [A-Za-z0-9_]{1,5}(=[-A-Za-z0-9_.,\[\]e ]{0,6})?", fullmatch=True
+    r"(\([a-c]!?\)|\(a\|b\)|\(\))?([?]|\[[0-9]{0,2}\]){0,3} [A-Za-z0-9_]{1,5}"
+    r"(=[-A-Za-z0-9_.,\[\]e ]{0,6})?",
+    fullmatch=True,
 )
 
 

@@ -76,6 +76,7 @@ class SchemaParser:
         terminals = _terminal_patterns()
         self._overload_shape = re.compile(terminals["OVERLOAD"])
         self._argument_shape = _argument_shape(terminals)
+        self._return_shape = _return_shape(terminals)
 
     def parse(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
@@ -203,37 +204,103 @@ class SchemaParser:
         return _anchored(item, file, line, column)
 
     def _plain_argument(self, piece: str) -> Argument | None:
-        """``Type[?|[N]]* name[=default]`` without the Lark parse, or None.
+        """``Type[(a[!])][?|[N]]* name[=default]`` without the Lark parse, or None.
 
         The Token shortcut (see Note [Token shortcut]) for argument pieces:
-        most of them are a built-in type with suffixes, a name and an unquoted
-        default, each one terminal of the grammar, whose patterns are read from
-        the loaded grammar.  Their first characters differ (a letter or "_",
-        a digit, "-" or ".", "["), so the lexer can only have read the one
-        terminal that matches the whole default.  Annotations, custom classes,
-        quoted defaults and anything unknown take the Lark parse.
+        most of them are a built-in type with at most a one-letter alias
+        annotation and suffixes, a name and an unquoted default, each one
+        terminal of the grammar, whose patterns are read from the loaded
+        grammar.  Their first characters differ (a letter or "_", a digit, "-"
+        or ".", "["), so the lexer can only have read the one terminal that
+        matches the whole default.  Larger annotations, custom classes, quoted
+        defaults and anything unknown take the Lark parse.
         """
         match = self._argument_shape.fullmatch(piece)
         if match is None:
             return None
-        type_name, suffixes, name, default = match.group("type", "suffixes", "name", "default")
-        base = BASE_TYPE_NAMES.get(type_name)
-        if base is None:
+        typed = _shortcut_type(match, 0)
+        if typed is None:
             return None
-        ty: Type = BaseType(base)
-        for suffix in _SUFFIX.findall(suffixes):
-            if suffix == "?":
-                ty = OptionalType(ty)
-            else:
-                ty = ListType(ty, int(suffix[1:-1]) if len(suffix) > 2 else None)
-        return Argument(name, ty, default, None, Span("", 1, 1, 1, len(piece) + 1))
+        name, default = match.group("name", "default")
+        # The argument rule spans from its type to its name or default: the whole piece.
+        return Argument(name, typed[0], default, typed[1], Span("", 1, 1, 1, len(piece) + 1))
+
+    def _plain_returns(self, text: str) -> tuple[Return, ...] | None:
+        """A return list without the Lark parse, or None (the Token shortcut again).
+
+        ``()``, one bare return item, or two or more items in parentheses cut
+        at ", " (a return item holds no ", ": no defaults, and only the
+        one-letter annotations :meth:`_plain_return` takes), each item a
+        built-in type as in :meth:`_plain_argument` and an optional name.
+        """
+        if text == "()":
+            return ()
+        offset = 0
+        items = [text]
+        if text.startswith("("):
+            if not text.endswith(")"):
+                return None
+            items = text[1:-1].split(", ")
+            if len(items) < 2:
+                return None  # "(Tensor)" is not in the grammar; let Lark say so
+            offset = 1
+        returns: list[Return] = []
+        for item in items:
+            ret = self._plain_return(item, offset)
+            if ret is None:
+                return None
+            returns.append(ret)
+            offset += len(item) + 2
+        return tuple(returns)
+
+    def _plain_return(self, item: str, offset: int) -> Return | None:
+        match = self._return_shape.fullmatch(item)
+        if match is None:
+            return None
+        typed = _shortcut_type(match, offset)
+        if typed is None:
+            return None
+        name = match.group("name")
+        end = offset + len(item) + 1
+        if name is None and typed[1] is not None and not match.group("suffixes"):
+            # An unnamed return spans its type, and an annotated type without
+            # suffixes ends where its alias set does, before "!)".
+            end = typed[1].span.end_column
+        return Return(name, typed[0], typed[1], Span("", 1, offset + 1, 1, end))
 
     def _return_list(self, piece: str, file: str, line: int, column: int) -> tuple[Return, ...]:
         returns = self._returns.get(piece)
         if returns is None:
-            returns = cast("tuple[Return, ...]", _transform_piece(piece, "returns"))
+            returns = self._plain_returns(piece)
+            if returns is None:
+                returns = cast("tuple[Return, ...]", _transform_piece(piece, "returns"))
             self._returns[piece] = returns
         return tuple(cast(Return, _anchored(r, file, line, column)) for r in returns)
+
+
+def _shortcut_type(match: re.Match[str], offset: int) -> tuple[Type, Annotation | None] | None:
+    """The type and annotation of a piece a shortcut shape matched at ``offset``.
+
+    None for a type name that is not built in (custom classes and unknown
+    names take the Lark parse, which reports them).
+    """
+    type_name = match.group("type")
+    base = BASE_TYPE_NAMES.get(type_name)
+    if base is None:
+        return None
+    ty: Type = BaseType(base)
+    for suffix in _SUFFIX.findall(match.group("suffixes")):
+        if suffix == "?":
+            ty = OptionalType(ty)
+        else:
+            ty = ListType(ty, int(suffix[1:-1]) if len(suffix) > 2 else None)
+    alias = match.group("alias")
+    if alias is None:
+        return ty, None
+    # The annotation's span is its alias set's: the letter after "Type(".
+    column = offset + len(type_name) + 2
+    span = Span("", 1, column, 1, column + 1)
+    return ty, Annotation((alias,), match.group("write") is not None, (), span)
 
 
 #: A default string literal that cannot contain a separator of Note [Piecewise parsing].
@@ -255,13 +322,23 @@ def _terminal_patterns() -> dict[str, str]:
 
 
 def _argument_shape(t: dict[str, str]) -> re.Pattern[str]:
-    """``argument`` without annotation or quoted default; see ``_plain_argument``."""
-    suffix = rf"\?|\[(?:{t['SIZE']})?\]"
+    """``argument`` with at most a one-letter annotation and no quoted default.
+
+    See ``_plain_argument``.
+    """
     default = f"(?:{t['NUMBER']})|(?:{t['LIST']})|(?:{t['ARG_NAME']})"
-    return re.compile(
-        rf"(?P<type>{t['TYPE_NAME']})(?P<suffixes>(?:{suffix})*) "
-        rf"(?P<name>{t['ARG_NAME']})(?:=(?P<default>{default}))?"
-    )
+    return re.compile(rf"{_type_shape(t)} (?P<name>{t['ARG_NAME']})(?:=(?P<default>{default}))?")
+
+
+def _return_shape(t: dict[str, str]) -> re.Pattern[str]:
+    """``return_item`` with at most a one-letter annotation; see ``_plain_return``."""
+    return re.compile(rf"{_type_shape(t)}(?: (?P<name>{t['ARG_NAME']}))?")
+
+
+def _type_shape(t: dict[str, str]) -> str:
+    suffix = rf"\?|\[(?:{t['SIZE']})?\]"
+    annotation = rf"(?:\((?P<alias>{t['ALIAS']})(?P<write>!)?\))?"
+    return rf"(?P<type>{t['TYPE_NAME']}){annotation}(?P<suffixes>(?:{suffix})*)"
 
 
 #: One type suffix in the text ``_argument_shape`` accepted.
