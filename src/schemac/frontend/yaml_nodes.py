@@ -42,7 +42,19 @@ class _DeferredResolver(BaseResolver):
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
         if kind is ScalarNode and implicit[0]:
             return PLAIN_TAG
+        # Quoted scalars and collections (~5,400 per load) get the kind's default
+        # tag, as BaseResolver.resolve gives them when no path resolver is
+        # registered (none is, on this class), without its chain of tests.
+        if not self.yaml_path_resolvers:
+            return _DEFAULT_TAGS[kind]
         return str(super().resolve(kind, value, implicit))  # type: ignore[no-untyped-call]
+
+
+_DEFAULT_TAGS: dict[type, str] = {
+    ScalarNode: BaseResolver.DEFAULT_SCALAR_TAG,
+    SequenceNode: BaseResolver.DEFAULT_SEQUENCE_TAG,
+    MappingNode: BaseResolver.DEFAULT_MAPPING_TAG,
+}
 
 
 try:
@@ -160,13 +172,14 @@ def string_value(node: Node) -> str | None:
     if not isinstance(node, ScalarNode):
         return None
     tag = node.tag
-    if tag == _STR:
-        return str(node.value)
-    if tag == PLAIN_TAG:
-        value = node.value
+    if tag == PLAIN_TAG:  # nearly every node: names, schemas, keys
+        value: str = node.value  # a composed scalar's value is always a str
         # _resolved_tag's first test, inlined: this runs for every key of every entry.
         if (value[:1].isalpha() and value not in _WORDS_WITH_TYPES) or _resolved_tag(value) == _STR:
-            return str(value)
+            return value
+        return None
+    if tag == _STR:
+        return str(node.value)
     return None
 
 
