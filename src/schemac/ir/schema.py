@@ -325,16 +325,19 @@ def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
     outs = args.out
     inplace = schema.name.name.inplace
     returns = schema.returns
+    # Fewer keyword-only arguments than the quartet has: no TensorOptions, and
+    # no need to look for them (most schemas).
+    no_options = len(args.kwarg_only) < _OPTIONS_COUNT or args.tensor_options is None
     if not outs and not inplace:
         if not (_unannotated(args.positional) and _unannotated(args.kwarg_only)):
             return False
         if not _unannotated(returns):
             return False
         return (
-            args.tensor_options is None
+            no_options
             or Arguments(kwarg_only=args.post_tensor_options_kwarg_only).tensor_options is None
         )
-    if args.tensor_options is not None or "functional" in schema.name.overload:
+    if not no_options or "functional" in schema.name.overload:
         return False
     if not _unannotated(args.kwarg_only):
         return False
@@ -372,8 +375,15 @@ def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
     )
 
 
+_OPTIONS_COUNT = len(TENSOR_OPTIONS_FIELDS)
+
+
 def _unannotated(items: tuple[Argument, ...] | tuple[Return, ...]) -> bool:
-    return all(item.annotation is None for item in items)
+    # A plain loop: about twice as fast as all() over a generator, ~15,000 calls per load.
+    for item in items:  # noqa: SIM110
+        if item.annotation is not None:
+            return False
+    return True
 
 
 def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
