@@ -10,7 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemac.diagnostics import SchemacError
-from schemac.frontend.schema_parser import SchemaParser, _transform_piece
+from schemac.frontend.schema_parser import SchemaParser, _sections, _transform_piece
+from schemac.frontend.schema_transformer import ToIR
 
 NAMES = [
     "add", "add_", "__iadd__", "__and__", "__iand__", "__ixyz__", "_foo_functional",
@@ -166,3 +167,18 @@ def test_overload_shortcut_agrees_with_the_grammar(overload: str) -> None:
     except Exception:
         got = False
     assert got == expected, overload
+
+
+_ITEMS = st.lists(st.sampled_from(["*", "Tensor a", "Tensor(a!) b", "int c", "Tensor(a) d"]))
+
+
+@given(_ITEMS)
+def test_argument_sections_agree_with_the_transformer(pieces: list[str]) -> None:
+    items = [_transform_piece(piece, "argument_item") for piece in pieces]
+    transformer = ToIR("", 1, 1)
+    expected = transformer.argument_list(items)
+    got = _sections(items)
+    if transformer.problems:
+        assert got is None, pieces
+    else:
+        assert got == expected, pieces

@@ -171,7 +171,6 @@ class SchemaParser:
         if open_paren <= 0 or close < 0:
             return None
         try:
-            transformer = ToIR(file, line, column)
             name = self._operator_name(text[:open_paren])
             items: list[object] = []
             offset = open_paren + 1
@@ -181,8 +180,8 @@ class SchemaParser:
                     offset += len(piece) + 2
             returns_at = close + len(") -> ")
             returns = self._return_list(text[returns_at:], file, line, column + returns_at)
-            arguments = transformer.argument_list(items) if items else Arguments()
-            if transformer.problems:
+            arguments = _sections(items) if items else Arguments()
+            if arguments is None:
                 return None
             return FunctionSchema(
                 name=name,
@@ -301,6 +300,36 @@ def _shortcut_type(match: re.Match[str], offset: int) -> tuple[Type, Annotation 
     column = offset + len(type_name) + 2
     span = Span("", 1, column, 1, column + 1)
     return ty, Annotation((alias,), match.group("write") is not None, (), span)
+
+
+def _sections(items: list[object]) -> Arguments | None:
+    """``ToIR.argument_list`` for well-formed items; None where it would report a problem.
+
+    The same split (positional, then keyword-only after "*", then out= from
+    the first written keyword-only argument) without building a transformer
+    per schema; a misplaced "*" or out argument takes the whole-schema parse,
+    whose transformer reports it.
+    """
+    positional: list[Argument] = []
+    kwarg_only: list[Argument] = []
+    out: list[Argument] = []
+    section = positional
+    for item in items:
+        if type(item) is KwargMarker:
+            if section is not positional:
+                return None
+            section = kwarg_only
+            continue
+        annotation = item.annotation  # type: ignore[attr-defined]
+        if annotation is not None and annotation.is_write:
+            if section is kwarg_only:
+                section = out
+        elif section is out:
+            return None
+        section.append(item)  # type: ignore[arg-type]
+    if section is kwarg_only and not kwarg_only:
+        return None
+    return Arguments(tuple(positional), tuple(kwarg_only), tuple(out))
 
 
 #: A default string literal that cannot contain a separator of Note [Piecewise parsing].
