@@ -104,6 +104,7 @@ def test_types_are_equal_exactly_when_they_print_alike(real_module: Module) -> N
 def test_family_key_partitions_like_signature_key(real_module: Module) -> None:
     """Bucketing by the cheap key groups exactly as bucketing by the IR signature."""
     from schemac.ir.signature import family_key
+    from schemac.passes.derivatives_signature import signature_key as spelled_key
 
     by_family: dict[object, list[str]] = {}
     by_signature: dict[object, list[str]] = {}
@@ -111,6 +112,8 @@ def test_family_key_partitions_like_signature_key(real_module: Module) -> None:
         by_family.setdefault(family_key(f.func), []).append(str(f.name))
         by_signature.setdefault(signature_key(f.func), []).append(str(f.name))
         assert f.func.family_key == family_key(f.func)
+        # The same tuple as the derivative matcher's spelled key, built by other code.
+        assert family_key(f.func) == spelled_key(f.func), str(f.func)
     assert list(by_family.values()) == list(by_signature.values())
     assert any(len(names) > 2 for names in by_family.values())
     p = parse_schema("bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor")

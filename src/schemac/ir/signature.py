@@ -30,7 +30,13 @@ from collections.abc import Hashable
 import attrs
 
 from schemac.ir.names import BaseOperatorName, OperatorName
-from schemac.ir.schema import Argument, Arguments, FunctionSchema, Return
+from schemac.ir.schema import (
+    TENSOR_OPTIONS_FIELDS,
+    Argument,
+    Arguments,
+    FunctionSchema,
+    Return,
+)
 
 
 def _plain(arg: Argument, strip_default: bool) -> Argument:
@@ -108,27 +114,35 @@ def family_key(schema: FunctionSchema) -> Hashable:
     type, and the operator name as its base and dunder flag.  Types are
     spelled, which partitions them as comparing would: two types the grammar
     can write are equal exactly when they print alike.
+
+    Computed for every function by two passes, so written as loops that read
+    each argument once; most schemas mutate nothing, and for them the extra
+    returns (mutated inputs that are not returned) are not looked for.
     """
     args = schema.arguments
     name = schema.name
-    positional = tuple((a.name, str(a.type), a.default) for a in args.positional)
+    mutates = bool(args.out)
+    positional = []
+    for a in args.positional:
+        positional.append((a.name, str(a.type), a.default))
+        if not mutates and a.annotation is not None and a.annotation.is_write:
+            mutates = True
     # Note [bernoulli.p signature]
     if name.overload == "p" and str(name) == "bernoulli.p":
-        positional = tuple((n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional)
-    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
-    returned = [r.annotation for r in schema.returns]
-    self_arg = args.self_arg
-    written = ((self_arg,) if self_arg is not None else ()) + args.out + args.post_self_positional
-    returns = tuple(str(r.type) for r in schema.returns) + tuple(
-        str(a.type) for a in written if a.is_write and a.annotation not in returned
-    )
-    return (
-        name.name.base,
-        name.name.dunder,
-        positional,
-        tuple((a.name, str(a.type), a.default) for a in kwargs),
-        returns,
-    )
+        positional = [(n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional]
+    kwarg_only = args.kwarg_only
+    if len(kwarg_only) >= len(TENSOR_OPTIONS_FIELDS) and args.tensor_options is not None:
+        kwarg_only = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    kwargs = tuple([(a.name, str(a.type), a.default) for a in kwarg_only])
+    returns = [str(r.type) for r in schema.returns]
+    if mutates:
+        returned = [r.annotation for r in schema.returns]
+        self_arg = args.self_arg
+        written = (self_arg,) if self_arg is not None else ()
+        for a in written + args.out + args.post_self_positional:
+            if a.is_write and a.annotation not in returned:
+                returns.append(str(a.type))
+    return (name.name.base, name.name.dunder, tuple(positional), kwargs, tuple(returns))
 
 
 def signature(
