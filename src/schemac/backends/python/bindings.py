@@ -12,7 +12,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.cppmodel import cpp_string_literal
-from schemac.backends.python.case_body import case_lines, indented_text
+from schemac.backends.python.case_body import case_text
 from schemac.backends.python.dispatch import CallMemo, DispatchCall, dispatch_call
 from schemac.backends.python.operators import SIGNATURE_ERRORS, OperatorBinding, as_diagnostic
 from schemac.backends.python.return_types import binding_typenames
@@ -29,7 +29,7 @@ class Case:
 
     def text(self, depth: int) -> str:
         """The case's statements indented by ``depth`` spaces (see case_body.py)."""
-        return indented_text(case_lines(self.call, self.out_call, self.out_index), depth)
+        return case_text(self.call, self.out_call, self.out_index, depth)
 
 
 @attrs.frozen
@@ -94,7 +94,8 @@ def _binding_view(binding: OperatorBinding, memo: CallMemo) -> BindingView:
         takes_no_arguments=binding.takes_no_arguments,
         structseq_locals=tuple((local, seq.getter) for _, local, seq in typenames),
         parser_strings=tuple(_string_literal(g.signature.text()) for g in binding.groups),
-        traceable=binding.traceable,
+        # OperatorBinding.traceable, from the facts each overload's call needs anyway.
+        traceable=all(memo.facts(o.function).traceable for o in binding.overloads),
         max_arguments=binding.max_arguments,
         cases=tuple(cases),
         qualified_module=binding.module.qualified_name,
@@ -115,7 +116,7 @@ def method_table_entry(binding: OperatorBinding) -> str:
         flags = "METH_VARARGS | METH_KEYWORDS"
     if binding.module.static_methods:
         flags += " | METH_STATIC"
-    return f"{{{cpp_string_literal(str(binding.name))}, {function}, {flags}, nullptr}},"
+    return f"{{{_string_literal(str(binding.name))}, {function}, {flags}, nullptr}},"
 
 
 def forward_declaration(binding: OperatorBinding) -> str | None:

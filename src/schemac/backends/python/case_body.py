@@ -14,8 +14,14 @@ from __future__ import annotations
 from schemac.backends.python.dispatch import DispatchCall
 
 
-def call_lines(c: DispatchCall) -> list[str]:
-    """One overload's statements, unindented, from its comment to its ``return``."""
+def _block(lines: list[str], pad: str) -> str:
+    """``lines`` (none of them blank) indented by ``pad``, each ending with a newline."""
+    # One join instead of one formatted string per line: ~45,000 lines per compile.
+    return pad + ("\n" + pad).join(lines) + "\n"
+
+
+def _setup_lines(c: DispatchCall) -> list[str]:
+    """From the schema comment to the last statement before the lambda."""
     lines = [c.schema_comment]
     lines.extend(f"auto {name} = {expr};" for name, expr in c.locals)
     options = c.options
@@ -44,9 +50,12 @@ def call_lines(c: DispatchCall) -> list[str]:
             f"                       {check.dtype_is_none}, {check.layout},",
             f"                       {check.device}, {check.device_is_none});",
         ]
-    if c.gap_before_lambda:
-        lines.append("")
-    lines += [
+    return lines
+
+
+def _call_lines(c: DispatchCall) -> list[str]:
+    """The dispatch lambda, its call and the ``return``."""
+    lines = [
         f"auto {c.lambda_name} = []({c.lambda_params}) -> {c.lambda_return} {{",
         "  pybind11::gil_scoped_release no_gil;",
         f"  {'' if c.returns_void else 'return '}{c.callee}({c.callee_args});",
@@ -68,23 +77,27 @@ def call_lines(c: DispatchCall) -> list[str]:
     return lines
 
 
-def case_lines(call: DispatchCall, out_call: DispatchCall | None, out_index: int) -> list[str]:
-    """A parser entry's statements; with a merged out= twin, branch on whether ``out`` was given."""
+def call_text(c: DispatchCall, pad: str) -> str:
+    """One overload's statements, from its comment to its ``return``, indented by ``pad``."""
+    gap = "\n" if c.gap_before_lambda else ""  # a blank line stays empty
+    return _block(_setup_lines(c), pad) + gap + _block(_call_lines(c), pad)
+
+
+def case_text(call: DispatchCall, out_call: DispatchCall | None, out_index: int, depth: int) -> str:
+    """A parser entry's statements indented by ``depth`` spaces.
+
+    With a merged out= twin, the entry branches on whether ``out`` was given.
+    """
+    pad = " " * depth
     if out_call is None:
-        return call_lines(call)
-    return [
-        f"if (_r.isNone({out_index})) {{",
-        *_indented(call_lines(call), "  "),
-        "} else {",
-        *_indented(call_lines(out_call), "  "),
-        "}",
-    ]
-
-
-def indented_text(lines: list[str], depth: int) -> str:
-    """``lines`` indented by ``depth`` spaces, one per line; blank lines stay empty."""
-    return "".join(f"{line}\n" for line in _indented(lines, " " * depth))
-
-
-def _indented(lines: list[str], pad: str) -> list[str]:
-    return [pad + line if line.strip() else "" for line in lines]
+        return call_text(call, pad)
+    inner = pad + "  "
+    return "".join(
+        (
+            f"{pad}if (_r.isNone({out_index})) {{\n",
+            call_text(call, inner),
+            f"{pad}}} else {{\n",
+            call_text(out_call, inner),
+            f"{pad}}}\n",
+        )
+    )

@@ -22,7 +22,7 @@ from schemac.backends.python.overloads import SignedFunction
 from schemac.backends.python.signatures import (
     ArgumentMaker,
     DeprecatedCall,
-    python_argument,
+    python_arguments,
     python_signature,
 )
 from schemac.diagnostics import Diagnostic, InputError
@@ -103,20 +103,28 @@ def deprecated_signatures(
     *,
     method: bool,
     pruned: bool = False,
-    make_argument: ArgumentMaker = python_argument,
+    make_arguments: ArgumentMaker = python_arguments,
 ) -> list[SignedFunction]:
     """A deprecated signature for every (entry, matching overload) pair, in entry order.
 
     ``pruned`` says the module is a selective build: an entry whose overload
     was not selected is then dropped instead of reported.
     """
+    # Each entry's problems, reported in entry order below.
+    calls = []
+    for entry in entries:
+        entry_problems: list[Diagnostic] = []
+        calls.append((entry, _parse_call(entry, entry_problems), entry_problems))
+    # Only the few names deprecated.yaml calls are indexed, not every function's.
+    wanted = {call.name for _, call, _ in calls if call is not None}
     by_name: dict[str, list[NativeFunction]] = {}
     for pair in functions:
-        by_name.setdefault(pair.signature.name, []).append(pair.function)
+        if pair.signature.name in wanted:
+            by_name.setdefault(pair.signature.name, []).append(pair.function)
     problems: list[Diagnostic] = []
     result: list[SignedFunction] = []
-    for entry in entries:
-        call = _parse_call(entry, problems)
+    for entry, call, entry_problems in calls:
+        problems += entry_problems
         if call is None:
             continue
         matched = False
@@ -129,7 +137,7 @@ def deprecated_signatures(
                 category_override=function.category_override,
                 method=method,
                 deprecated=DeprecatedCall(entry.schema, call.args),
-                make_argument=make_argument,
+                make_arguments=make_arguments,
             )
             result.append(SignedFunction(signature, function))
         if not matched and not pruned:

@@ -28,6 +28,7 @@ from schemac.backends.aten.signatures.naming import cpp_name
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.backends.python.arguments import PythonArgument
 from schemac.backends.python.errors import UnbindableOverload
+from schemac.backends.python.operators import is_traceable
 from schemac.backends.python.return_types import structseq_key
 from schemac.backends.python.signatures import PythonSignature
 from schemac.backends.python.unpack import accessor_of
@@ -153,6 +154,8 @@ class CallMemo:
         # and their attrs __hash__ is a Python-level call.  Each entry keeps its
         # argument alive, so an identity cannot be reused within the memo.
         self._accessors: dict[int, tuple[PythonArgument, str, str]] = {}
+        # By identity too: a merged out= entry's two calls share its signature.
+        self._parsed: dict[int, tuple[PythonSignature, dict[str, str]]] = {}
         # Keyed by the function's identity (a function bound both as torch.*
         # and as a Tensor method is asked twice); each entry keeps its
         # function alive, so an identity cannot be reused within the memo.
@@ -186,13 +189,25 @@ class CallMemo:
             text = self._return_types[key] = _lambda_return(function, conv)
         return text
 
-    def parsed(self, index: int, arg: PythonArgument) -> str:
-        """:func:`parsed_expression`, its accessor looked up once per parser argument."""
-        parts = self._accessors.get(id(arg))
-        if parts is None:
-            extra = f", {arg.default_init}" if arg.default_init is not None else ""
-            parts = self._accessors[id(arg)] = (arg, f"_r.{accessor_of(arg)}(", f"{extra})")
-        return f"{parts[1]}{index}{parts[2]}"
+    def parsed(self, sig: PythonSignature) -> dict[str, str]:
+        """Each parser argument's :func:`parsed_expression`, by name.
+
+        The accessor is looked up once per parser argument, the expressions
+        once per signature.
+        """
+        hit = self._parsed.get(id(sig))
+        if hit is not None:
+            return hit[1]
+        accessors = self._accessors
+        parsed = {}
+        for index, arg in enumerate(sig.arguments()):
+            parts = accessors.get(id(arg))
+            if parts is None:
+                extra = f", {arg.default_init}" if arg.default_init is not None else ""
+                parts = accessors[id(arg)] = (arg, f"_r.{accessor_of(arg)}(", f"{extra})")
+            parsed[arg.name] = f"{parts[1]}{index}{parts[2]}"
+        self._parsed[id(sig)] = (sig, parsed)
+        return parsed
 
 
 @attrs.frozen
@@ -200,27 +215,34 @@ class _FunctionFacts:
     """What a dispatch call needs from its overload alone, whatever the signature."""
 
     cpp_name: str
+    conventions: Conventions
     #: ``// aten::<schema>`` (deprecated signatures print their own schema).
     comment: str
     returns: str
     #: In-place ``_foreach_*`` ops return their (list) first argument.
     returns_first_argument: bool
     callee: str
+    #: :func:`~schemac.backends.python.operators.is_traceable`.
+    traceable: bool
 
 
 def _function_facts(function: NativeFunction, memo: CallMemo) -> _FunctionFacts:
-    returns = memo.return_type(function, memo.conventions(function))
+    conv = memo.conventions(function)
+    returns = memo.return_type(function, conv)
     returns_first = (
         returns == "void"
         and str(function.func.name).startswith("_foreach_")
         and function.func.kind() is SchemaKind.inplace
     )
+    name = cpp_name(function.func)
     return _FunctionFacts(
-        cpp_name=cpp_name(function.func),
+        cpp_name=name,
+        conventions=conv,
         comment=f"// aten::{function.func}",
         returns=returns,
         returns_first_argument=returns_first,
-        callee=_callee(function),
+        callee=_callee(function, name),
+        traceable=is_traceable(function),
     )
 
 
@@ -270,8 +292,12 @@ def _lambda_return(function: NativeFunction, conv: Conventions) -> str:
     return text
 
 
-def _callee(function: NativeFunction) -> str:
-    name = cpp_name(function.func, symint=has_symint(function.func))
+def _callee(function: NativeFunction, plain_name: str) -> str:
+    """``self.add``, ``at::add_out``, ``torch::empty_symint``.
+
+    ``plain_name`` is :func:`cpp_name` without ``_symint``, already spelled by the caller.
+    """
+    name = cpp_name(function.func, symint=True) if has_symint(function.func) else plain_name
     if Variant.method in function.variants:
         return f"self.{name}"
     if Variant.function not in function.variants:
@@ -317,7 +343,7 @@ def dispatch_call(
     if memo is None:
         memo = CallMemo()
     arguments = sig.arguments()
-    parsed = {a.name: memo.parsed(i, a) for i, a in enumerate(arguments)}
+    parsed = memo.parsed(sig)
     takes_options = function.func.arguments.tensor_options is not None
     is_out = function.func.is_out_fn
 
@@ -371,7 +397,8 @@ def dispatch_call(
         if "requires_grad" not in option_names:
             raise UnbindableOverload(f"{function.func}: TensorOptions without requires_grad")
 
-    params = _lambda_params(sig, function, memo.conventions(function), memo)
+    facts = memo.facts(function)
+    params = _lambda_params(sig, function, facts.conventions, memo)
     missing = [name for _, name in params if name not in bound]
     if missing:
         raise UnbindableOverload(f"{function.func}: nothing binds {', '.join(missing)}")
@@ -380,7 +407,6 @@ def dispatch_call(
         not takes_options or (sig.method and "requires_grad" in parsed)
     )
     typename = structseq_names.get(structseq_key(function)) if structseq_names else None
-    facts = memo.facts(function)
     if sig.deprecated is not None:
         comment = f"// [deprecated] aten::{sig.deprecated.schema}"
     else:
@@ -391,11 +417,11 @@ def dispatch_call(
         options=options,
         out_check=out_check,
         lambda_name=f"dispatch_{facts.cpp_name}",
-        lambda_params=", ".join(f"{t} {n}" for t, n in params),
+        lambda_params=", ".join([f"{t} {n}" for t, n in params]),
         lambda_return=facts.returns,
         callee=facts.callee,
         callee_args=", ".join(_callee_args(sig, function, params)),
-        lambda_args=", ".join(bound[n] for _, n in params),
+        lambda_args=", ".join([bound[n] for _, n in params]),
         result_suffix=f".set_requires_grad({parsed['requires_grad']})" if set_requires_grad else "",
         structseq_prefix=f"{typename}, " if typename is not None else "",
         returns_first_argument=facts.returns_first_argument,

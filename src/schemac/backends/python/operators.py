@@ -22,12 +22,17 @@ from schemac.backends.python.errors import (
     UnsupportedPythonType,
 )
 from schemac.backends.python.overloads import OverloadGroup, SignedFunction, group_overloads
-from schemac.backends.python.routing import BINDING_MODULES, VARIABLE_METHODS, BindingModule
+from schemac.backends.python.routing import (
+    BINDING_MODULES,
+    VARIABLE_METHODS,
+    BindingModule,
+    partition,
+)
 from schemac.backends.python.signatures import (
     ArgumentMaker,
     ArgumentMemo,
     cpp_function_name,
-    python_argument,
+    python_arguments,
     python_signature,
 )
 from schemac.backends.python.skips import (
@@ -41,7 +46,7 @@ from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
-from schemac.ir.types import BaseTy, BaseType, Type, is_like
+from schemac.ir.types import BaseTy, BaseType, is_like
 
 #: Operators the tracer records through their parts, never as themselves; the
 #: autograd backend's tracer kernels follow the same list.
@@ -50,7 +55,7 @@ UNTRACED_OPERATORS = DONT_RECORD_TRACE
 
 def is_bound(function: NativeFunction) -> bool:
     """Whether PyTorch generates a Python binding for this overload (see :mod:`.skips`)."""
-    tags = set(function.tags)
+    tags = function.tags
     if (function.generated or GENERATED_TAG in tags) and STILL_BOUND_GENERATED_TAG not in tags:
         return False
     if is_skipped_name(cpp_function_name(function.func)):
@@ -60,19 +65,20 @@ def is_bound(function: NativeFunction) -> bool:
     return str(function.func) not in SKIPPED_SCHEMAS
 
 
-def _is_storage(ty: Type) -> bool:
-    # Same as ``ty == BaseType(BaseTy.Storage)``, without attrs' field-by-field __eq__.
-    return isinstance(ty, BaseType) and ty.name is BaseTy.Storage
-
-
 def is_traceable(function: NativeFunction) -> bool:
     """Whether the JIT tracer can record a call (it cannot record Storage or non-Tensor results)."""
-    if any(_is_storage(a.type) for a in function.func.arguments.flat_all):
+    func = function.func
+    if func.name.name.base in UNTRACED_OPERATORS:
         return False
     # A tensor-like result (Tensor, Tensor?, Tensor[]: spelled starting with "Tensor").
-    if not any(is_like(r.type, BaseTy.Tensor) for r in function.func.returns):
+    if not any(is_like(r.type, BaseTy.Tensor) for r in func.returns):
         return False
-    return function.func.name.name.base not in UNTRACED_OPERATORS
+    for arg in func.arguments.flat_all:
+        ty = arg.type
+        # Same as ``ty == BaseType(BaseTy.Storage)``, without attrs' field-by-field __eq__.
+        if isinstance(ty, BaseType) and ty.name is BaseTy.Storage:
+            return False
+    return True
 
 
 @attrs.frozen
@@ -149,7 +155,7 @@ def as_diagnostic(function: NativeFunction, error: Exception) -> Diagnostic:
 
 
 def signed_functions(
-    functions: Sequence[NativeFunction], make_argument: ArgumentMaker = python_argument
+    functions: Sequence[NativeFunction], make_arguments: ArgumentMaker = python_arguments
 ) -> list[SignedFunction]:
     """Each function with its (function-side) Python signature."""
     pairs: list[SignedFunction] = []
@@ -160,7 +166,7 @@ def signed_functions(
                 f.func,
                 category_override=f.category_override,
                 method=False,
-                make_argument=make_argument,
+                make_arguments=make_arguments,
             )
             sig.text()  # spells every parameter: unsupported types fail here, at their entry
         except SIGNATURE_ERRORS as error:
@@ -179,10 +185,10 @@ def operator_bindings(
     *,
     pruned: bool = False,
 ) -> tuple[OperatorBinding, ...]:
+    """The bindings of ``target``, from the ``pairs`` it binds (see routing.partition)."""
     by_name: dict[BaseOperatorName, list[SignedFunction]] = {}
     for pair in pairs:
-        if target.binds(pair.function):
-            by_name.setdefault(pair.function.func.name.name, []).append(pair)
+        by_name.setdefault(pair.function.func.name.name, []).append(pair)
     bindings = []
     for name, items in sorted(by_name.items(), key=lambda item: str(item[0])):
         groups = tuple(group_overloads(items, everywhere, pruned=pruned))
@@ -197,6 +203,10 @@ def operator_bindings(
     return tuple(bindings)
 
 
+def _function_of(pair: SignedFunction) -> NativeFunction:
+    return pair.function
+
+
 def python_bindings(module: Module) -> PythonBindings:
     bound = [f for f in module.functions if is_bound(f)]
     arguments = ArgumentMemo()  # this compile's only
@@ -204,7 +214,7 @@ def python_bindings(module: Module) -> PythonBindings:
     # A selective build may drop the overload a deprecated signature calls.
     pruned = module.selection is not None
     function_pairs = plain + deprecated_signatures(
-        module.deprecated, plain, method=False, pruned=pruned, make_argument=arguments
+        module.deprecated, plain, method=False, pruned=pruned, make_arguments=arguments
     )
     # A method's signature is the function's without self; only methods need it.
     method_pairs = [
@@ -213,15 +223,22 @@ def python_bindings(module: Module) -> PythonBindings:
         if VARIABLE_METHODS.binds(p.function)
     ]
     method_pairs += deprecated_signatures(
-        module.deprecated, plain, method=True, pruned=pruned, make_argument=arguments
+        module.deprecated, plain, method=True, pruned=pruned, make_arguments=arguments
+    )
+    method_targets = [t for t in BINDING_MODULES if t.method]
+    function_targets = [t for t in BINDING_MODULES if not t.method]
+    routed = dict(
+        zip(
+            [*method_targets, *function_targets],
+            [
+                *partition(method_pairs, _function_of, method_targets),
+                *partition(function_pairs, _function_of, function_targets),
+            ],
+            strict=True,
+        )
     )
     per_module = tuple(
-        (
-            target,
-            operator_bindings(
-                method_pairs if target.method else function_pairs, target, bound, pruned=pruned
-            ),
-        )
+        (target, operator_bindings(routed[target], target, bound, pruned=pruned))
         for target in BINDING_MODULES
     )
     methods = dict(per_module)[BINDING_MODULES[0]]

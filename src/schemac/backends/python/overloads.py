@@ -76,6 +76,10 @@ def group_overloads(
     missing-twin error.  In a selective build (``pruned``) an out= overload
     whose functional twin was not selected is left unbound instead.
     """
+    if len(overloads) == 1 and not overloads[0].function.func.is_out_fn:
+        # Most names have one overload: nothing to merge, check or order.
+        only = overloads[0]
+        return [OverloadGroup(only.signature, only.function)]
     bases: dict[str, SignedFunction] = {}
     outs: dict[str, SignedFunction] = {}
     problems: list[Diagnostic] = []
@@ -152,6 +156,8 @@ def _parameter_types(signature: PythonSignature) -> tuple[str, ...]:
 
 
 def sort_overloads(groups: Sequence[OverloadGroup]) -> list[OverloadGroup]:
+    if len(groups) < 2:
+        return list(groups)
     ordered = sorted(groups, key=lambda g: g.signature.text())
     types = [_parameter_types(g.signature) for g in ordered]
     # must_follow[i]: the signatures that signature i has to come after.

@@ -10,9 +10,14 @@ variants say.  Each :class:`BindingModule` is one output file.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
 import attrs
 
 from schemac.ir.native import NativeFunction, Variant
+
+_Item = TypeVar("_Item")
 
 
 @attrs.frozen
@@ -87,3 +92,32 @@ SUBMODULES: tuple[BindingModule, ...] = (
 )
 
 BINDING_MODULES: tuple[BindingModule, ...] = (VARIABLE_METHODS, TORCH_FUNCTIONS, *SUBMODULES)
+
+
+def partition(
+    items: Sequence[_Item],
+    function_of: Callable[[_Item], NativeFunction],
+    modules: Sequence[BindingModule],
+) -> list[list[_Item]]:
+    """Per module of ``modules``, the items whose function it binds (in ``items`` order).
+
+    The same as asking every module's :meth:`BindingModule.binds` about every
+    item, but a function with a ``python_module`` is looked up once instead of
+    being offered to each of the eight modules.
+    """
+    buckets: list[list[_Item]] = [[] for _ in modules]
+    by_python_module = {
+        m.python_module: buckets[i] for i, m in enumerate(modules) if m.python_module is not None
+    }
+    plain = [(m, buckets[i]) for i, m in enumerate(modules) if m.python_module is None]
+    for item in items:
+        function = function_of(item)
+        if function.python_module is not None:
+            bucket = by_python_module.get(function.python_module)
+            if bucket is not None:
+                bucket.append(item)
+            continue
+        for module, bucket in plain:
+            if module.binds(function):
+                bucket.append(item)
+    return buckets

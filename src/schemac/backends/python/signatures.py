@@ -51,8 +51,8 @@ class DeprecatedCall:
     call_args: tuple[str, ...]
 
 
-#: Makes the PythonArgument of a schema argument (see :class:`ArgumentMemo`).
-ArgumentMaker = Callable[[Argument], PythonArgument]
+#: Makes the PythonArguments of schema arguments (see :class:`ArgumentMemo`).
+ArgumentMaker = Callable[[tuple[Argument, ...]], tuple[PythonArgument, ...]]
 
 
 # Not slotted: the signature texts below are computed once (see backends/lazy.py).
@@ -73,6 +73,8 @@ class PythonSignature:
         self, *, skip_outputs: bool = False, skip_tensor_options: bool = False
     ) -> tuple[PythonArgument, ...]:
         """The parser's parameter order: inputs, keywords, out, TensorOptions fields."""
+        if not skip_outputs and not skip_tensor_options:
+            return self._all_arguments
         items = self.input_args + self.input_kwargs
         if self.output is not None and not skip_outputs:
             items += (self.output,)
@@ -82,7 +84,7 @@ class PythonSignature:
 
     @property
     def arguments_count(self) -> int:
-        return len(self.arguments())
+        return len(self._all_arguments)
 
     @property
     def output_index(self) -> int:
@@ -91,6 +93,14 @@ class PythonSignature:
     def text(self, *, skip_outputs: bool = False) -> str:
         """The string handed to PythonArgParser, e.g. ``abs(Tensor input, *, Tensor out=None)``."""
         return self._text_without_outputs if skip_outputs else self._text
+
+    # Counting, dispatching and printing each ask for the full list.
+    @cached
+    def _all_arguments(self) -> tuple[PythonArgument, ...]:
+        items = self.input_args + self.input_kwargs
+        if self.output is not None:
+            items += (self.output,)
+        return items + self.tensor_options
 
     # Grouping, ordering and printing each ask for the texts; the signature is
     # frozen, so each is spelled once.
@@ -147,6 +157,10 @@ def python_argument(arg: Argument) -> PythonArgument:
     return PythonArgument(arg.name, arg.type, default)
 
 
+def python_arguments(args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
+    return tuple(map(python_argument, args))
+
+
 class ArgumentMemo:
     """:func:`python_argument`, made once per distinct schema argument.
 
@@ -161,11 +175,16 @@ class ArgumentMemo:
     def __init__(self) -> None:
         self._made: dict[Argument, PythonArgument] = {}
 
-    def __call__(self, arg: Argument) -> PythonArgument:
-        made = self._made.get(arg)
-        if made is None:
-            made = self._made[arg] = python_argument(arg)
-        return made
+    def __call__(self, args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
+        # One call per argument list, not per argument: ~9,000 arguments per compile.
+        made = self._made
+        result = []
+        for arg in args:
+            python = made.get(arg)
+            if python is None:
+                python = made[arg] = python_argument(arg)
+            result.append(python)
+        return tuple(result)
 
 
 def cpp_function_name(schema: FunctionSchema) -> str:
@@ -188,15 +207,20 @@ def wants_tensor_options(
     schema: FunctionSchema, category_override: str | None
 ) -> tuple[bool, bool]:
     """(scatter TensorOptions into Python kwargs?, is it a ``new_*``/``*_like`` function?)"""
-    has_tensor_input = any(is_tensor_like(a.type) for a in schema.arguments.flat_non_out)
-    has_tensor_return = any(is_tensor_like(r.type) for r in schema.returns)
     name = cpp_function_name(schema)
-    is_factory = category_override == "factory" or (has_tensor_return and not has_tensor_input)
     is_like_or_new = (
         category_override in ("new", "like") or name.startswith("new_") or name.endswith("_like")
     )
-    scatter = (is_factory or is_like_or_new) and category_override != "dummy"
-    return scatter, is_like_or_new
+    if category_override == "dummy":
+        return False, is_like_or_new
+    if is_like_or_new or category_override == "factory":
+        return True, is_like_or_new
+    # A factory returns a tensor and takes none; the returns are the shorter
+    # list, and most schemas end the search at their first argument.
+    is_factory = any(is_tensor_like(r.type) for r in schema.returns) and not any(
+        is_tensor_like(a.type) for a in schema.arguments.flat_non_out
+    )
+    return is_factory, is_like_or_new
 
 
 def _tensor_options_arguments(
@@ -227,7 +251,7 @@ def python_signature(
     category_override: str | None,
     method: bool,
     deprecated: DeprecatedCall | None = None,
-    make_argument: ArgumentMaker = python_argument,
+    make_arguments: ArgumentMaker = python_arguments,
 ) -> PythonSignature:
     args = schema.arguments
     for arg in args.flat_all:
@@ -239,9 +263,9 @@ def python_signature(
     keywords = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
     return PythonSignature(
         name=str(schema.name.name),
-        input_args=tuple(map(make_argument, positional)),
-        input_kwargs=tuple(map(make_argument, keywords)),
-        output=out_argument(tuple(map(make_argument, args.out))),
+        input_args=make_arguments(positional),
+        input_kwargs=make_arguments(keywords),
+        output=out_argument(make_arguments(args.out)) if args.out else None,
         tensor_options=_tensor_options_arguments(schema, category_override),
         method=method,
         deprecated=deprecated,
