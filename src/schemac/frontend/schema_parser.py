@@ -33,7 +33,12 @@ from schemac.diagnostics import (
 )
 from schemac.frontend.grammar import schema_parser
 from schemac.frontend.schema_syntax import syntax_diagnostic
-from schemac.frontend.schema_transformer import KwargMarker, SemanticProblems, ToIR
+from schemac.frontend.schema_transformer import (
+    KwargMarker,
+    SemanticProblems,
+    ToIR,
+    base_operator_name,
+)
 from schemac.ir.names import (
     OperatorName,
 )
@@ -153,12 +158,10 @@ class SchemaParser:
         match = self._base_name_shape.fullmatch(text)
         if match is not None:
             namespace, base = match.groups()
-            transformer = ToIR("", 1, 1)
+            problems: list[Diagnostic] = []
             span = Span("", 1, 1, 1, len(text) + 1)
-            name = transformer._base_operator_name(
-                base, namespace[:-2] if namespace else None, span
-            )
-            if not transformer.problems:
+            name = base_operator_name(base, namespace[:-2] if namespace else None, span, problems)
+            if not problems:
                 return OperatorName(name, "")
         located = _transform_piece(text, "operator_name")
         return located.value  # type: ignore[attr-defined,no-any-return]

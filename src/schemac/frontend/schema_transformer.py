@@ -126,40 +126,7 @@ class ToIR(Transformer[Token, FunctionSchema]):
         return Located(OperatorName(base_name, str(overload) if overload else ""), span)
 
     def _base_operator_name(self, text: str, namespace: str | None, span: Span) -> BaseOperatorName:
-        if text.endswith("_out"):
-            self._problem(
-                span,
-                f"operator name '{text}' ends in '_out'",
-                "the '_out' suffix is reserved; name the out= variant with an overload, "
-                "e.g. 'foo.out'",
-            )
-        dunder = re.fullmatch(r"__([^_]+)__", text)
-        inplace = False
-        if dunder is not None:
-            base = dunder.group(1)
-            if base.startswith("i") and base[1:] in AUGMENTED_ASSIGNMENT_NAMES:
-                inplace, base = True, base[1:]
-            elif base.startswith("i"):
-                self._problem(
-                    span,
-                    f"dunder operator name '{text}' starts with 'i' but is not an "
-                    "augmented assignment",
-                    "in-place dunders are __iadd__, __isub__, ...: "
-                    + ", ".join(sorted(AUGMENTED_ASSIGNMENT_NAMES)),
-                )
-        else:
-            base = text
-            if base.endswith("_"):
-                inplace, base = True, base[:-1]
-        functional = base.endswith(FUNCTIONAL_SUFFIX)
-        if functional:
-            base = base[: -len(FUNCTIONAL_SUFFIX)]
-            if dunder is not None or inplace:
-                self._problem(
-                    span,
-                    f"'{text}' is a functional twin and cannot also be in-place or a dunder",
-                )
-        return BaseOperatorName(base, inplace, dunder is not None, functional, namespace)
+        return base_operator_name(text, namespace, span, self.problems)
 
     # -- arguments -----------------------------------------------------------
     def kwarg_marker(self, children: list[Token]) -> KwargMarker:
@@ -314,3 +281,55 @@ class ToIR(Transformer[Token, FunctionSchema]):
 
     def __default__(self, data: str, children: Sequence[object], meta: object) -> object:
         raise NotImplementedError(f"no IR for grammar rule '{data}'")
+
+
+_DUNDER = re.compile(r"__([^_]+)__")
+
+
+def base_operator_name(
+    text: str, namespace: str | None, span: Span, problems: list[Diagnostic]
+) -> BaseOperatorName:
+    """The ``operator_name`` rule's base name; what is wrong with it goes to ``problems``.
+
+    A function rather than only a transformer method: the parser's token
+    shortcut names ~1,500 base operators per load without a transformer.
+    """
+    if text.endswith("_out"):
+        problems.append(
+            Diagnostic(
+                span,
+                f"operator name '{text}' ends in '_out'",
+                "the '_out' suffix is reserved; name the out= variant with an overload, "
+                "e.g. 'foo.out'",
+            )
+        )
+    dunder = _DUNDER.fullmatch(text)
+    inplace = False
+    if dunder is not None:
+        base = dunder.group(1)
+        if base.startswith("i") and base[1:] in AUGMENTED_ASSIGNMENT_NAMES:
+            inplace, base = True, base[1:]
+        elif base.startswith("i"):
+            problems.append(
+                Diagnostic(
+                    span,
+                    f"dunder operator name '{text}' starts with 'i' but is not an "
+                    "augmented assignment",
+                    "in-place dunders are __iadd__, __isub__, ...: "
+                    + ", ".join(sorted(AUGMENTED_ASSIGNMENT_NAMES)),
+                )
+            )
+    else:
+        base = text
+        if base.endswith("_"):
+            inplace, base = True, base[:-1]
+    functional = base.endswith(FUNCTIONAL_SUFFIX)
+    if functional:
+        base = base[: -len(FUNCTIONAL_SUFFIX)]
+        if dunder is not None or inplace:
+            problems.append(
+                Diagnostic(
+                    span, f"'{text}' is a functional twin and cannot also be in-place or a dunder"
+                )
+            )
+    return BaseOperatorName(base, inplace, dunder is not None, functional, namespace)
