@@ -558,6 +558,20 @@ native_functions.yaml:1:1: error: no such file: native_functions.yaml
 """,
         id="missing-file",
     ),
+    pytest.param(
+        {
+            NATIVE: "- func: neg(Tensor self) -> Tensor\n  dispatch:\n    CPU: neg_cpu\n"
+            "    CUDA, CPU: neg_cuda\n"
+        },
+        """\
+native_functions.yaml:4:11: error: dispatch key 'CPU' is given twice
+      CUDA, CPU: neg_cuda
+            ^^^
+  hint: the first is on line 3
+1 error
+""",
+        id="dispatch-key-twice",
+    ),
 ]
 
 

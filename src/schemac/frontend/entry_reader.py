@@ -85,7 +85,8 @@ class EntryReader:
         return self.span(node) if node is not None else self.entry_span
 
     def field_spans(self) -> tuple[tuple[str, Span], ...]:
-        return tuple((key, self.span(node)) for key, node in self._values.items())
+        file = self.file
+        return tuple([(key, span_of(file, node)) for key, node in self._values.items()])
 
     # -- raw access ----------------------------------------------------------
     def __contains__(self, key: str) -> bool:

@@ -72,7 +72,7 @@ def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
     if table is None:
         return None
     entries: list[DispatchEntry] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, ScalarNode] = {}  # key -> the key node that first gave it
     for key_node, value_node in table.value:
         keys_text = reader.string_of(key_node, "dispatch keys such as 'CPU, CUDA'")
         kernel = reader.string_of(value_node, "a kernel name")
@@ -82,7 +82,7 @@ def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
         keys: list[str] = []
         for key, offset in split_pieces(keys_text):
             if key in KNOWN_DISPATCH_KEYS and key not in seen:
-                seen[key] = key_node.start_mark.line + 1
+                seen[key] = key_node
                 keys.append(key)
                 continue
             span = piece_span(reader, key_node, offset, len(key))
@@ -98,7 +98,7 @@ def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
                 reader.sink.error(
                     span,
                     f"dispatch key '{key}' is given twice",
-                    f"the first is on line {seen[key]}",
+                    f"the first is on line {seen[key].start_mark.line + 1}",
                 )
         if not kernel.strip():
             reader.sink.error(reader.span(value_node), "empty kernel name")
