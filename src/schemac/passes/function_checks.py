@@ -106,11 +106,18 @@ def _looks_random(f: NativeFunction, name: str) -> bool:
     """PyTorch's heuristic for operators that consume random state (``name``: ``str(f.name)``)."""
     if "rand" in name:
         return True
-    if any(is_like(a.type, BaseTy.Generator) for a in f.func.arguments.flat_non_out):
-        return True
-    mentions_dropout = "dropout" in name or any(
-        "dropout" in a.name for a in f.func.arguments.flat_all
-    )
+    # Plain loops rather than any() over generators: this runs for every function.
+    arguments = f.func.arguments
+    for part in (arguments.positional, arguments.kwarg_only):
+        for a in part:
+            if is_like(a.type, BaseTy.Generator):
+                return True
+    mentions_dropout = "dropout" in name
+    if not mentions_dropout:
+        for a in arguments.flat_all:
+            if "dropout" in a.name:
+                mentions_dropout = True
+                break
     return (
         mentions_dropout
         and "backward" not in name
