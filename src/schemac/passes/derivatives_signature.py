@@ -94,15 +94,26 @@ def signature_keys(schema: FunctionSchema) -> SignatureKeys:
     assert isinstance(plain, tuple)
     base, dunder, positional, kwargs, returns = plain
     assert isinstance(base, str) and isinstance(positional, tuple) and isinstance(kwargs, tuple)
-    stripped: tuple[tuple[object, object, str | None], ...]
-    stripped = tuple((n, t, None) for n, t, _ in positional)
+    stripped: tuple[tuple[object, object, str | None], ...] = positional
+    # Most argument lists have no default to strip: their parts are reused as they are.
+    if _has_default(positional):
+        stripped = tuple([(n, t, None) for n, t, _ in positional])
     if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
         # As in signature_key(strip_default=True): p keeps its 0.5.
         stripped = tuple((n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in stripped)
-    stripped_kwargs = tuple((n, t, None) for n, t, _ in kwargs)
+    stripped_kwargs = kwargs
+    if _has_default(kwargs):
+        stripped_kwargs = tuple([(n, t, None) for n, t, _ in kwargs])
     view_base = _view_copy_base(base)
     view_copy = plain if view_base == base else (view_base, dunder, positional, kwargs, returns)
     return SignatureKeys(plain, (base, dunder, stripped, stripped_kwargs, returns), view_copy)
+
+
+def _has_default(part: tuple[tuple[object, object, str | None], ...]) -> bool:
+    for _, _, default in part:  # noqa: SIM110 - a plain loop is twice as fast as any()
+        if default is not None:
+            return True
+    return False
 
 
 def _view_copy_base(base: str) -> str:
