@@ -260,12 +260,16 @@ class FunctionSchema:
     def _kind(self) -> SchemaKind:
         if self.name.name.inplace:
             return SchemaKind.inplace
-        if any(a.name.startswith(SCRATCH_PREFIX) for a in self.arguments.out):
-            return SchemaKind.scratch
-        if self.arguments.out:
+        outs = self.arguments.out
+        if outs:
+            for a in outs:
+                if a.name.startswith(SCRATCH_PREFIX):
+                    return SchemaKind.scratch
             return SchemaKind.out
-        if any(a.is_write for a in self.arguments.post_self_positional):
-            return SchemaKind.mutable
+        # A plain loop (every schema's kind is asked for): is_write, inlined.
+        for a in self.arguments.post_self_positional:
+            if a.annotation is not None and a.annotation.is_write:
+                return SchemaKind.mutable
         return SchemaKind.functional
 
     @functools.cached_property
