@@ -66,22 +66,34 @@ def load_derivatives(
     """
     example = "an entry looks like '- name: foo(Tensor self) -> Tensor' and '  self: grad'"
     entries: list[DerivativeEntry] = []
-    first_line: dict[str, int] = {}
+    # Entries by operator name: schemas that print alike have the same name,
+    # so only entries sharing a name (rare) are printed to compare them.
+    by_name: dict[OperatorName, list[DerivativeEntry]] = {}
     for node in top_level_entries(doc, sink, "derivative entries", example):
         entry = _load_entry(doc.file, node, parser, functions, sink)
         if entry is None:
             continue
-        key = str(entry.schema)
-        if key in first_line:
+        namesakes = by_name.setdefault(entry.schema.name, [])
+        first = _first_printed_alike(entry, namesakes)
+        if first is not None:
             sink.error(
                 entry.schema.span,
-                f"derivatives for '{key}' are defined twice",
-                f"the first definition is on line {first_line[key]}",
+                f"derivatives for '{entry.schema}' are defined twice",
+                f"the first definition is on line {first.schema.span.line}",
             )
             continue
-        first_line[key] = entry.schema.span.line
+        namesakes.append(entry)
         entries.append(entry)
     return tuple(entries)
+
+
+def _first_printed_alike(
+    entry: DerivativeEntry, namesakes: list[DerivativeEntry]
+) -> DerivativeEntry | None:
+    if not namesakes:
+        return None
+    text = str(entry.schema)
+    return next((other for other in namesakes if str(other.schema) == text), None)
 
 
 def _load_entry(
