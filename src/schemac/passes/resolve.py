@@ -175,8 +175,8 @@ def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: Diagn
 
     if key_count != 1:
         return
-    expected = default_kernel_name(f.func)
     if names_itself:
+        expected = default_kernel_name(f.func)
         sink.error(
             f.span_of("dispatch"),
             "unnecessary dispatch table: it only repeats the default kernel",
@@ -184,9 +184,11 @@ def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: Diagn
         )
     elif (
         f.structured_delegate is None
-        and set(table) == {COMPOSITE_IMPLICIT}
+        and len(table) == 1
+        and COMPOSITE_IMPLICIT in table
         and not table[COMPOSITE_IMPLICIT].supports_symint
     ):
+        expected = default_kernel_name(f.func)
         sink.error(
             written[0].kernel_span,
             f"a lone CompositeImplicitAutograd kernel must be named '{expected}'",
