@@ -92,6 +92,10 @@ class EntryReader:
     def __contains__(self, key: str) -> bool:
         return key in self._values
 
+    def __iter__(self) -> Iterator[str]:
+        """The keys read, in file order (without the nodes :meth:`items` pairs them with)."""
+        return iter(self._values)
+
     def node_of(self, key: str) -> Node | None:
         return self._values.get(key)
 

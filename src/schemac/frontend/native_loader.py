@@ -55,6 +55,9 @@ NATIVE_KEYS = (
     "use_const_ref_for_mutable_tensors",
 )
 
+#: For look-ups: every key of every entry is checked against the known ones.
+_NATIVE_KEY_SET = frozenset(NATIVE_KEYS)
+
 DEFAULT_NAMESPACE = "aten"
 
 
@@ -125,12 +128,10 @@ def _load_entry(
     valid_tags: frozenset[str] | None,
     sink: DiagnosticSink,
 ) -> NativeFunction | None:
-    reader = EntryReader(file, node, sink, NATIVE_KEYS, "native function entry")
+    reader = EntryReader(file, node, sink, _NATIVE_KEY_SET, "native function entry")
     schema = _read_schema(reader, parser)
     fields = {
-        key: _FIELD_READERS[key](reader, parser, valid_tags)
-        for key, _, _ in reader.items()
-        if key != "func"
+        key: _FIELD_READERS[key](reader, parser, valid_tags) for key in reader if key != "func"
     }
     _check_combinations(reader, fields, schema)
     if schema is None:
