@@ -190,8 +190,8 @@ class SchemaParser:
                 name=name,
                 arguments=arguments,
                 returns=returns,
-                span=Span(file, line, column, line, column + len(text)),
-                name_span=Span(file, line, column, line, column + open_paren),
+                span=span_from_fields((file, line, column, line, column + len(text))),
+                name_span=span_from_fields((file, line, column, line, column + open_paren)),
             )
         except (UnexpectedInput, VisitError, SemanticProblems, SchemacError):
             return None

@@ -116,7 +116,9 @@ def span_of(file: str, node: Node) -> Span:
     if end_column == 0 and end.line > start.line:
         # Block scalars and collections end at the start of the next line;
         # point at the end of the previous one instead.
-        return Span(file, start.line + 1, start.column + 1, end.line, start.column + 2)
+        return span_from_fields(
+            (file, start.line + 1, start.column + 1, end.line, start.column + 2)
+        )
     return span_from_fields((file, start.line + 1, start.column + 1, end.line + 1, end_column + 1))
 
 
