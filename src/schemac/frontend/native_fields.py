@@ -16,7 +16,7 @@ import re
 from schemac.diagnostics import SchemacError, Span, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, maps_exactly, text_start
 from schemac.frontend.schema_parser import SchemaParser
-from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, scalar_value
+from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, scalar_value, span_of
 from schemac.ir.dispatch import KNOWN_DISPATCH_KEYS
 from schemac.ir.names import OperatorName
 from schemac.ir.native import DispatchEntry, Precompute, UfuncInnerLoop
@@ -73,46 +73,58 @@ def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
         return None
     entries: list[DispatchEntry] = []
     seen: dict[str, ScalarNode] = {}  # key -> the key node that first gave it
+    file = reader.file
     for key_node, value_node in table.value:
         keys_text = reader.string_of(key_node, "dispatch keys such as 'CPU, CUDA'")
         kernel = reader.string_of(value_node, "a kernel name")
         if keys_text is None or kernel is None:
             continue
         assert isinstance(key_node, ScalarNode)
-        keys: list[str] = []
-        for key, offset in split_pieces(keys_text):
-            if key in KNOWN_DISPATCH_KEYS and key not in seen:
-                seen[key] = key_node
-                keys.append(key)
-                continue
-            span = piece_span(reader, key_node, offset, len(key))
-            if not key:
-                reader.sink.error(span, "empty dispatch key", "separate keys with ', '")
-            elif key not in KNOWN_DISPATCH_KEYS:
-                reader.sink.error(
-                    span,
-                    f"unknown dispatch key '{key}'",
-                    did_you_mean(key, KNOWN_DISPATCH_KEYS),
-                )
-            else:
-                reader.sink.error(
-                    span,
-                    f"dispatch key '{key}' is given twice",
-                    f"the first is on line {seen[key].start_mark.line + 1}",
-                )
+        if keys_text in KNOWN_DISPATCH_KEYS and keys_text not in seen:
+            # One known key, new in this table: most rows, and what the loop
+            # below would find (a known key has no ',' and no spaces to strip).
+            seen[keys_text] = key_node
+            keys = [keys_text]
+        else:
+            keys = _dispatch_keys(reader, key_node, keys_text, seen)
         if not kernel.strip():
             reader.sink.error(reader.span(value_node), "empty kernel name")
             continue
         if keys:
             entries.append(
                 DispatchEntry(
-                    tuple(keys),
-                    kernel,
-                    span=reader.span(key_node),
-                    kernel_span=reader.span(value_node),
+                    tuple(keys), kernel, span_of(file, key_node), span_of(file, value_node)
                 )
             )
     return tuple(entries)
+
+
+def _dispatch_keys(
+    reader: EntryReader, key_node: ScalarNode, keys_text: str, seen: dict[str, ScalarNode]
+) -> list[str]:
+    """The keys of a ``dispatch:`` row (``CPU, CUDA``); what is wrong is reported."""
+    keys: list[str] = []
+    for key, offset in split_pieces(keys_text):
+        if key in KNOWN_DISPATCH_KEYS and key not in seen:
+            seen[key] = key_node
+            keys.append(key)
+            continue
+        span = piece_span(reader, key_node, offset, len(key))
+        if not key:
+            reader.sink.error(span, "empty dispatch key", "separate keys with ', '")
+        elif key not in KNOWN_DISPATCH_KEYS:
+            reader.sink.error(
+                span,
+                f"unknown dispatch key '{key}'",
+                did_you_mean(key, KNOWN_DISPATCH_KEYS),
+            )
+        else:
+            reader.sink.error(
+                span,
+                f"dispatch key '{key}' is given twice",
+                f"the first is on line {seen[key].start_mark.line + 1}",
+            )
+    return keys
 
 
 def read_autogen(reader: EntryReader, parser: SchemaParser) -> tuple[OperatorName, ...]:
