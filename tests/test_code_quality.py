@@ -44,9 +44,7 @@ def _layer_of(path: Path) -> str | None:
     return relative[0] if relative[0] in ALLOWED_IMPORTS else None
 
 
-@pytest.mark.parametrize(
-    "path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC))
-)
+@pytest.mark.parametrize("path", sorted(SRC.rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
 def test_import_layering(path: Path) -> None:
     layer = _layer_of(path)
     for module in _imported_modules(path):
@@ -72,13 +70,14 @@ def _tool(name: str) -> str:
 def test_ruff_clean() -> None:
     result = subprocess.run(
         [_tool("ruff"), "check", "src", "tests", "benchmarks"],
-        cwd=ROOT, capture_output=True, text=True, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_mypy_clean() -> None:
-    result = subprocess.run(
-        [_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    result = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
