@@ -53,6 +53,10 @@ _SAVED_SUFFIXES = tuple(
     p.value for p in SavedProperty if p not in (SavedProperty.value, SavedProperty.sym_argsize)
 )
 
+#: Compiled once: searched in every backward formula (``re``'s own cache costs a look-up a call).
+_FORBIDDEN_CALLS = tuple((re.compile(pattern), hint) for pattern, hint in FORBIDDEN_CALLS)
+_GRADS_INDEX = re.compile(r"grads\[(\d+)\]")
+
 #: Names every backward formula may use besides arguments and results.
 BACKWARD_BUILTINS = frozenset({"grad", "grads", "grad_input_mask", "retain_variables"})
 
@@ -62,6 +66,19 @@ class FormulaScope:
     """What a formula may call: helpers and operator names (built once per run)."""
 
     callables: frozenset[str]
+    #: Per run: a variable name -> its spelled-out saved properties (``self_sym_sizes``,
+    #: ...).  Keys name the same few hundred variables again and again.
+    _saved_names: dict[str, frozenset[str]] = attrs.field(
+        factory=dict, init=False, eq=False, repr=False
+    )
+
+    def saved_names(self, name: str) -> frozenset[str]:
+        """``name`` followed by each saved property's suffix."""
+        names = self._saved_names.get(name)
+        if names is None:
+            names = frozenset([name + suffix for suffix in _SAVED_SUFFIXES])
+            self._saved_names[name] = names
+        return names
 
 
 def text_span(formula: Formula, offset: int, length: int) -> Span:
@@ -123,7 +140,7 @@ def analyse_key(
     allowed = set(BACKWARD_BUILTINS) | set(available)
     for name, _ in cpp_args + returns:
         allowed.add(name)
-        allowed.update([name + suffix for suffix in _SAVED_SUFFIXES])
+        allowed |= scope.saved_names(name)
     if is_foreach(schema):
         allowed.add("i")
     for formula in sorted(backward, key=_raw_key):
@@ -164,8 +181,8 @@ def _backward(
     """``returns``: formula return names and types; ``allowed``: the free names it may use."""
     schema = f.func
     text = formula.text
-    for pattern, hint in FORBIDDEN_CALLS:
-        bad = re.search(pattern, text)
+    for pattern, hint in _FORBIDDEN_CALLS:
+        bad = pattern.search(text)
         if bad is not None:
             sink.error(
                 text_span(formula, bad.start(), bad.end() - bad.start()),
@@ -205,7 +222,7 @@ def _backward(
 
 
 def _grads_indices(text: str) -> list[tuple[int, int]]:
-    return [(int(m.group(1)), m.start(1) - 6) for m in re.finditer(r"grads\[(\d+)\]", text)]
+    return [(int(m.group(1)), m.start(1) - 6) for m in _GRADS_INDEX.finditer(text)]
 
 
 def _check_names(
