@@ -27,6 +27,7 @@ from schemac.backends.aten.signatures.type_map import argument_type, return_type
 from schemac.ir.autograd import DifferentiabilityInfo, SavedAttribute, SavedProperty
 from schemac.ir.module import Module
 from schemac.ir.schema import Return
+from schemac.ir.types import Type
 
 
 class Getter(enum.Enum):
@@ -143,11 +144,30 @@ def _stored_type(saved: SavedAttribute, *, output: bool, conv: Conventions) -> s
     return str(C.strip_reference(ctype) if isinstance(ctype, C.ConstRef) else ctype)
 
 
-def _properties(info: DifferentiabilityInfo, conv: Conventions) -> tuple[NodeProperty, ...]:
+#: Stored C++ types already spelled in this compile, by (schema type, output?,
+#: conventions): ~1,900 saved values have a few hundred distinct keys.
+_StoredTypes = dict[tuple[Type, bool, Conventions], str]
+
+
+def _stored_type_memoised(
+    saved: SavedAttribute, output: bool, conv: Conventions, spelled: _StoredTypes
+) -> str:
+    if saved.prop is not SavedProperty.value or saved.source_type is None:
+        return _stored_type(saved, output=output, conv=conv)
+    key = (saved.source_type, output, conv)
+    text = spelled.get(key)
+    if text is None:
+        text = spelled[key] = _stored_type(saved, output=output, conv=conv)
+    return text
+
+
+def _properties(
+    info: DifferentiabilityInfo, conv: Conventions, spelled: _StoredTypes
+) -> tuple[NodeProperty, ...]:
     result = []
     for saved_list, output in ((info.all_saved_inputs, False), (info.all_saved_outputs, True)):
         for saved in sorted(saved_list, key=lambda s: s.name):
-            stored = _stored_type(saved, output=output, conv=conv)
+            stored = _stored_type_memoised(saved, output, conv, spelled)
             getter = _GETTERS.get(stored)
             # A saved Scalar *result* is kept as a SavedVariable (a 0-dim tensor).
             if output and stored == "at::Scalar":
@@ -166,11 +186,12 @@ def _exposed(info: DifferentiabilityInfo, listed: frozenset[str]) -> bool:
 def node_views(module: Module) -> list[NodeView]:
     listed = frozenset(str(entry.schema.name) for entry in module.derivatives)
     views: dict[str, NodeView] = {}
+    spelled: _StoredTypes = {}  # this compile's only
     for entry in module.autograd.functions:
         for info in entry.infos:
             if info.node is None or info.node in views or not _exposed(info, listed):
                 continue
             function = module.find_function(info.operator)
             conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
-            views[info.node] = NodeView(info.node, info.name, _properties(info, conv))
+            views[info.node] = NodeView(info.node, info.name, _properties(info, conv, spelled))
     return list(views.values())

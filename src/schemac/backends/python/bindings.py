@@ -62,7 +62,8 @@ def _string_literal(text: str) -> str:
     if (
         text.isascii()
         and text.isprintable()
-        and not any(c in text for c in '"\\')
+        and '"' not in text
+        and "\\" not in text
         and "??" not in text
     ):
         return f'"{text}"'

@@ -30,7 +30,7 @@ from schemac.backends.python.arguments import PythonArgument
 from schemac.backends.python.errors import UnbindableOverload
 from schemac.backends.python.operators import is_traceable
 from schemac.backends.python.return_types import structseq_key
-from schemac.backends.python.signatures import PythonSignature
+from schemac.backends.python.signatures import ArgumentMemo, PythonSignature
 from schemac.backends.python.unpack import accessor_of
 from schemac.ir.native import NativeFunction, Variant
 from schemac.ir.schema import Argument, Return, SchemaKind
@@ -147,8 +147,12 @@ class CallMemo:
     nothing but speed.  One memo lives for one compile (emit.py makes it).
     """
 
-    def __init__(self) -> None:
-        self._param_types: dict[Conventions, dict[Argument, str]] = {}
+    def __init__(self, arguments: ArgumentMemo | None = None) -> None:
+        #: The compile's parser arguments (python_bindings made them): a schema
+        #: argument's C++ type is memoised under the identity of its parser
+        #: argument, which stands for its value.
+        self.arguments = ArgumentMemo() if arguments is None else arguments
+        self._param_types: dict[Conventions, dict[int, str]] = {}
         self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
         # By identity: parser arguments are shared through signatures.ArgumentMemo,
         # and their attrs __hash__ is a Python-level call.  Each entry keeps its
@@ -156,17 +160,17 @@ class CallMemo:
         self._accessors: dict[int, tuple[PythonArgument, str, str]] = {}
         # By identity too: a merged out= entry's two calls share its signature.
         self._parsed: dict[int, tuple[PythonSignature, dict[str, str]]] = {}
+        # One instance per distinct value (there are at most four), so the
+        # memos keyed on conventions find them by identity, not attrs __eq__.
+        self._conventions: dict[Conventions, Conventions] = {}
         # Keyed by the function's identity (a function bound both as torch.*
         # and as a Tensor method is asked twice); each entry keeps its
         # function alive, so an identity cannot be reused within the memo.
-        self._conventions: dict[int, tuple[NativeFunction, Conventions]] = {}
         self._facts: dict[int, tuple[NativeFunction, _FunctionFacts]] = {}
 
     def conventions(self, function: NativeFunction) -> Conventions:
-        hit = self._conventions.get(id(function))
-        if hit is None:
-            hit = self._conventions[id(function)] = (function, Conventions.of(function))
-        return hit[1]
+        conv = Conventions.of(function)
+        return self._conventions.setdefault(conv, conv)
 
     def facts(self, function: NativeFunction) -> _FunctionFacts:
         hit = self._facts.get(id(function))
@@ -174,8 +178,11 @@ class CallMemo:
             hit = self._facts[id(function)] = (function, _function_facts(function, self))
         return hit[1]
 
-    def param_types(self, conv: Conventions) -> dict[Argument, str]:
-        """The C++ API types (``cpp_signature(symint=True)``) spelled so far under ``conv``."""
+    def param_types(self, conv: Conventions) -> dict[int, str]:
+        """The C++ API types (``cpp_signature(symint=True)``) spelled so far under ``conv``.
+
+        Keyed by the identity of the argument's PythonArgument (see ``arguments``).
+        """
         types = self._param_types.get(conv)
         if types is None:
             types = self._param_types[conv] = {}
@@ -222,6 +229,8 @@ class _FunctionFacts:
     #: In-place ``_foreach_*`` ops return their (list) first argument.
     returns_first_argument: bool
     callee: str
+    #: Whether the overload has a method variant (the callee is ``self.<name>``).
+    method_variant: bool
     #: :func:`~schemac.backends.python.operators.is_traceable`.
     traceable: bool
 
@@ -235,13 +244,16 @@ def _function_facts(function: NativeFunction, memo: CallMemo) -> _FunctionFacts:
         and function.func.kind() is SchemaKind.inplace
     )
     name = cpp_name(function.func)
+    # Asked once: variants is a frozenset of enum members, whose hash is a Python call.
+    method_variant = Variant.method in function.variants
     return _FunctionFacts(
         cpp_name=name,
         conventions=conv,
         comment=f"// aten::{function.func}",
         returns=returns,
         returns_first_argument=returns_first,
-        callee=_callee(function, name),
+        callee=_callee(function, name, method_variant),
+        method_variant=method_variant,
         traceable=is_traceable(function),
     )
 
@@ -266,16 +278,18 @@ def _lambda_params(
     # Mutable tensors by value, except the elements of a multi-tensor out.
     by_value = {a.name for a in args.out} if len(args.out) > 1 else frozenset()
     spelled = memo.param_types(conv)
+    python_of = memo.arguments.of
     params = []
     for arg in ordered:
         if arg is None:
             params.append((_OPTIONS_TYPE, "options"))
             continue
         name = arg.name
-        type_text = spelled.get(arg)
+        key = id(python_of(arg))
+        type_text = spelled.get(key)
         if type_text is None:
             cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
-            type_text = spelled[arg] = str(cpp)
+            type_text = spelled[key] = str(cpp)
         if sig.method and name == "self":
             type_text = "const at::Tensor &"
         elif type_text == "at::Tensor &" and name not in by_value:
@@ -292,13 +306,13 @@ def _lambda_return(function: NativeFunction, conv: Conventions) -> str:
     return text
 
 
-def _callee(function: NativeFunction, plain_name: str) -> str:
+def _callee(function: NativeFunction, plain_name: str, method_variant: bool) -> str:
     """``self.add``, ``at::add_out``, ``torch::empty_symint``.
 
     ``plain_name`` is :func:`cpp_name` without ``_symint``, already spelled by the caller.
     """
     name = cpp_name(function.func, symint=True) if has_symint(function.func) else plain_name
-    if Variant.method in function.variants:
+    if method_variant:
         return f"self.{name}"
     if Variant.function not in function.variants:
         raise UnbindableOverload(f"{function.func.name} is neither a function nor a method")
@@ -309,15 +323,19 @@ def _callee(function: NativeFunction, plain_name: str) -> str:
 
 
 def _callee_args(
-    sig: PythonSignature, function: NativeFunction, params: list[tuple[str, str]]
-) -> tuple[str, ...]:
+    sig: PythonSignature,
+    function: NativeFunction,
+    params: list[tuple[str, str]],
+    method_variant: bool,
+) -> list[str]:
     if sig.deprecated is not None:
-        names = tuple(n for n in sig.deprecated.call_args if n != "out" or function.func.is_out_fn)
+        is_out = function.func.is_out_fn
+        names = [n for n in sig.deprecated.call_args if n != "out" or is_out]
     else:
         # The C++ API call passes the lambda's parameters through, in order.
-        names = tuple(name for _, name in params)
-    if Variant.method in function.variants:
-        names = tuple(n for n in names if n != "self")
+        names = [name for _, name in params]
+    if method_variant:
+        names = [n for n in names if n != "self"]
     return names
 
 
@@ -420,7 +438,7 @@ def dispatch_call(
         lambda_params=", ".join([f"{t} {n}" for t, n in params]),
         lambda_return=facts.returns,
         callee=facts.callee,
-        callee_args=", ".join(_callee_args(sig, function, params)),
+        callee_args=", ".join(_callee_args(sig, function, params, facts.method_variant)),
         lambda_args=", ".join([bound[n] for _, n in params]),
         result_suffix=f".set_requires_grad({parsed['requires_grad']})" if set_requires_grad else "",
         structseq_prefix=f"{typename}, " if typename is not None else "",

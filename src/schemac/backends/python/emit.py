@@ -97,7 +97,7 @@ def binding_files(
     module: Module, all_bindings: PythonBindings, templates: Templates
 ) -> Iterator[GeneratedFile]:
     sources = module_sources(module, derivatives=True)
-    memo = CallMemo()  # shared by the files of this compile only
+    memo = CallMemo(all_bindings.arguments)  # shared by the files of this compile only
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
         return GeneratedFile(_path(path), templates.render(template, view, sources=sources))

@@ -115,6 +115,8 @@ class PythonBindings:
     per_module: tuple[tuple[BindingModule, tuple[OperatorBinding, ...]], ...]
     #: Every function-side (signature, function) pair, for return types.
     function_pairs: tuple[SignedFunction, ...]
+    #: The parser arguments the signatures share (this compile's only).
+    arguments: ArgumentMemo = attrs.field(factory=ArgumentMemo, eq=False)
 
     def for_module(self, module: BindingModule) -> tuple[OperatorBinding, ...]:
         for candidate, bindings in self.per_module:
@@ -242,4 +244,4 @@ def python_bindings(module: Module) -> PythonBindings:
         for target in BINDING_MODULES
     )
     methods = dict(per_module)[BINDING_MODULES[0]]
-    return PythonBindings(methods, per_module, tuple(function_pairs))
+    return PythonBindings(methods, per_module, tuple(function_pairs), arguments)

@@ -174,17 +174,31 @@ class ArgumentMemo:
 
     def __init__(self) -> None:
         self._made: dict[Argument, PythonArgument] = {}
+        # Each schema argument object seen so far, by identity: the dispatch
+        # views ask again for the same objects (dispatch.CallMemo), and an int
+        # key spares attrs' Python-level __hash__ and __eq__.  Each entry
+        # keeps its argument alive, so an identity cannot be reused.
+        self._seen: dict[int, tuple[Argument, PythonArgument]] = {}
 
     def __call__(self, args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
         # One call per argument list, not per argument: ~9,000 arguments per compile.
-        made = self._made
+        seen = self._seen
         result = []
         for arg in args:
-            python = made.get(arg)
-            if python is None:
-                python = made[arg] = python_argument(arg)
-            result.append(python)
+            hit = seen.get(id(arg))
+            result.append(self.of(arg) if hit is None else hit[1])
         return tuple(result)
+
+    def of(self, arg: Argument) -> PythonArgument:
+        """The one PythonArgument of ``arg``'s value."""
+        seen = self._seen.get(id(arg))
+        if seen is not None:
+            return seen[1]
+        python = self._made.get(arg)
+        if python is None:
+            python = self._made[arg] = python_argument(arg)
+        self._seen[id(arg)] = (arg, python)
+        return python
 
 
 def cpp_function_name(schema: FunctionSchema) -> str:
