@@ -27,7 +27,6 @@ from schemac.passes.derivatives_saved import dedup_saved
 from schemac.passes.derivatives_signature import (
     SignatureKey,
     SignatureKeys,
-    cpp_arguments,
 )
 
 #: Names the generated C++ uses itself, so no argument may take them.
@@ -153,7 +152,9 @@ def _canonical(candidates: list[NativeFunction], name: str) -> NativeFunction | 
 
 def _check_reserved(f: NativeFunction, entry: DerivativeEntry, sink: DiagnosticSink) -> bool:
     ok = True
-    names = {name for name, _ in cpp_arguments(f.func)}
+    # The schema's names: the C++ arguments' but for the TensorOptions quartet
+    # packed as 'options', none of which is reserved.
+    names = [a.name for a in f.func.arguments.flat_all]
     for reserved, why in _RESERVED_ARGUMENT_NAMES.items():
         if reserved in names:
             sink.error(
