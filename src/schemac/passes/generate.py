@@ -150,17 +150,7 @@ class GenerateVariants(Pass):
         sink: DiagnosticSink,
     ) -> None:
         fs = list(members.values())
-        if (
-            all(f.manual_cpp_binding for f in fs)
-            or any(is_view_op(f) and str(f.func.name.name) != "set_" for f in fs)
-            # Implicit-only families are skipped unless core; tags are the cheaper test.
-            or (
-                not any("core" in f.tags for f in fs)
-                and all(
-                    module.resolution(f.name).has_composite_implicit_autograd_kernel for f in fs
-                )
-            )
-        ):
+        if _skipped_family(fs, module):
             return
         out = members.get(SchemaKind.out)
         if out is not None and len(members) == 1:
@@ -197,6 +187,26 @@ class GenerateVariants(Pass):
             schema = _build(functional_variant_schema, source, "functional", sink)
             if schema is not None:
                 new.append(_synthesise(source, schema, module))
+
+
+def _skipped_family(fs: list[NativeFunction], module: Module) -> bool:
+    """Families that get no synthesised variants.
+
+    All manually bound; or with a view (``set_`` aside); or implicit-only and
+    not core.  Plain loops, cheapest tests first: every family is asked.
+    """
+    manual = True
+    core = False
+    for f in fs:
+        if f.is_view_op and str(f.func.name.name) != "set_":
+            return True
+        manual = manual and f.manual_cpp_binding
+        core = core or "core" in f.tags
+    if manual:
+        return True
+    if core:
+        return False
+    return all(module.resolution(f.name).has_composite_implicit_autograd_kernel for f in fs)
 
 
 def _report_name_clashes(
