@@ -95,15 +95,22 @@ class ResolveDispatch(Pass):
 
 
 def _with_implicit_tags(f: NativeFunction, defined: frozenset[str]) -> NativeFunction:
-    implicit = []
+    tags = f.tags
+    added: list[str] = []
     if f.namespace == _IMPLICIT_TAGS_NAMESPACE:
-        implicit.append("pt2_compliant_tag")
-    if f.func.is_out_fn:
-        implicit.append("out")
+        _add_implicit("pt2_compliant_tag", tags, defined, added)
+    if f.func.arguments.out:
+        _add_implicit("out", tags, defined, added)
     if f.func.name.name.inplace:
-        implicit.append("inplace")
-    added = tuple(t for t in implicit if t in defined and t not in f.tags)
-    return evolve(f, tags=f.tags + added) if added else f
+        _add_implicit("inplace", tags, defined, added)
+    return evolve(f, tags=tags + tuple(added)) if added else f
+
+
+def _add_implicit(
+    tag: str, tags: tuple[str, ...], defined: frozenset[str], added: list[str]
+) -> None:
+    if tag in defined and tag not in tags:
+        added.append(tag)
 
 
 def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:
