@@ -77,6 +77,9 @@ class SchemaParser:
         # names and ~200 overload names; each piece is parsed once.
         self._base_names: dict[str, OperatorName] = {}
         self._overloads: set[str] = set()
+        # Whole names too: derivatives.yaml, autogen lists and structured
+        # delegates repeat ~1,700 names of native_functions.yaml (names carry no span).
+        self._names: dict[str, OperatorName] = {}
         self._base_name_shape = _base_name_shape()
         terminals = _terminal_patterns()
         self._overload_shape = re.compile(terminals["OVERLOAD"])
@@ -114,6 +117,9 @@ class SchemaParser:
         The grammar puts no "." in a namespace or base name, so cutting at the
         first "." splits exactly where a whole-name parse would.
         """
+        known = self._names.get(text)
+        if known is not None:
+            return known
         dot = text.find(".")
         base_text = text if dot < 0 else text[:dot]
         base = self._base_names.get(base_text)
@@ -129,7 +135,8 @@ class SchemaParser:
             if self._overload_shape.fullmatch(overload) is None:
                 _parser().parse("_." + overload, start="operator_name")
             self._overloads.add(overload)
-        return OperatorName(base.name, overload)
+        name = self._names[text] = OperatorName(base.name, overload)
+        return name
 
     def argument(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
