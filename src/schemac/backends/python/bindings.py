@@ -89,7 +89,7 @@ def _binding_view(binding: OperatorBinding, memo: CallMemo) -> BindingView:
         out_call = dispatch_call(group.signature, group.out, names, memo)
         cases.append(Case(index, call, out_call, group.signature.output_index))
     return BindingView(
-        name=str(binding.name),
+        name=binding.python_name,
         cpp_name=binding.cpp_name,
         method=binding.module.method,
         takes_no_arguments=binding.takes_no_arguments,
@@ -117,7 +117,7 @@ def method_table_entry(binding: OperatorBinding) -> str:
         flags = "METH_VARARGS | METH_KEYWORDS"
     if binding.module.static_methods:
         flags += " | METH_STATIC"
-    return f"{{{_string_literal(str(binding.name))}, {function}, {flags}, nullptr}},"
+    return f"{{{_string_literal(binding.python_name)}, {function}, {flags}, nullptr}},"
 
 
 def forward_declaration(binding: OperatorBinding) -> str | None:

@@ -14,6 +14,7 @@ import attrs
 
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault
 from schemac.backends.autograd.policy import DONT_RECORD_TRACE
+from schemac.backends.lazy import cached
 from schemac.backends.python.deprecated import deprecated_signatures
 from schemac.backends.python.errors import (
     ReservedArgumentName,
@@ -81,7 +82,8 @@ def is_traceable(function: NativeFunction) -> bool:
     return True
 
 
-@attrs.frozen
+# Not slotted: the spellings below are computed once (see backends/lazy.py).
+@attrs.frozen(slots=False)
 class OperatorBinding:
     """Everything one ``THPVariable_<name>`` function binds."""
 
@@ -90,9 +92,16 @@ class OperatorBinding:
     overloads: tuple[SignedFunction, ...]
     groups: tuple[OverloadGroup, ...]
 
-    @property
+    # The binding's view, its method-table entry and its forward declaration
+    # each spell the name.
+    @cached
+    def python_name(self) -> str:
+        """``add``, ``__iand__``: the name Python calls."""
+        return str(self.name)
+
+    @cached
     def cpp_name(self) -> str:
-        return f"THPVariable_{self.name}"
+        return f"THPVariable_{self.python_name}"
 
     @property
     def takes_no_arguments(self) -> bool:

@@ -174,15 +174,16 @@ class ArgumentMemo:
 
     def __init__(self) -> None:
         self._made: dict[Argument, PythonArgument] = {}
-        # Each schema argument object seen so far, by identity: the dispatch
-        # views ask again for the same objects (dispatch.CallMemo), and an int
-        # key spares attrs' Python-level __hash__ and __eq__.  Each entry
-        # keeps its argument alive, so an identity cannot be reused.
-        self._seen: dict[int, tuple[Argument, PythonArgument]] = {}
+        #: Each schema argument object seen so far, by identity (read-only
+        #: outside this class): the dispatch views ask again for the same
+        #: objects (dispatch.CallMemo), and an int key spares attrs'
+        #: Python-level __hash__ and __eq__.  Each entry keeps its argument
+        #: alive, so an identity cannot be reused.
+        self.seen: dict[int, tuple[Argument, PythonArgument]] = {}
 
     def __call__(self, args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
         # One call per argument list, not per argument: ~9,000 arguments per compile.
-        seen = self._seen
+        seen = self.seen
         result = []
         for arg in args:
             hit = seen.get(id(arg))
@@ -191,13 +192,13 @@ class ArgumentMemo:
 
     def of(self, arg: Argument) -> PythonArgument:
         """The one PythonArgument of ``arg``'s value."""
-        seen = self._seen.get(id(arg))
+        seen = self.seen.get(id(arg))
         if seen is not None:
             return seen[1]
         python = self._made.get(arg)
         if python is None:
             python = self._made[arg] = python_argument(arg)
-        self._seen[id(arg)] = (arg, python)
+        self.seen[id(arg)] = (arg, python)
         return python
 
 
@@ -221,7 +222,13 @@ def wants_tensor_options(
     schema: FunctionSchema, category_override: str | None
 ) -> tuple[bool, bool]:
     """(scatter TensorOptions into Python kwargs?, is it a ``new_*``/``*_like`` function?)"""
-    name = cpp_function_name(schema)
+    return _wants_tensor_options(schema, category_override, str(schema.name.name))
+
+
+def _wants_tensor_options(
+    schema: FunctionSchema, category_override: str | None, base_name: str
+) -> tuple[bool, bool]:
+    name = base_name + "_out" if schema.is_out_fn else base_name  # cpp_function_name
     is_like_or_new = (
         category_override in ("new", "like") or name.startswith("new_") or name.endswith("_like")
     )
@@ -231,16 +238,21 @@ def wants_tensor_options(
         return True, is_like_or_new
     # A factory returns a tensor and takes none; the returns are the shorter
     # list, and most schemas end the search at their first argument.
-    is_factory = any(is_tensor_like(r.type) for r in schema.returns) and not any(
-        is_tensor_like(a.type) for a in schema.arguments.flat_non_out
-    )
-    return is_factory, is_like_or_new
+    for ret in schema.returns:
+        if is_tensor_like(ret.type):
+            break
+    else:
+        return False, is_like_or_new
+    for arg in schema.arguments.flat_non_out:
+        if is_tensor_like(arg.type):
+            return False, is_like_or_new
+    return True, is_like_or_new
 
 
 def _tensor_options_arguments(
-    schema: FunctionSchema, category_override: str | None
+    schema: FunctionSchema, category_override: str | None, base_name: str
 ) -> tuple[PythonArgument, ...]:
-    scatter, like_or_new = wants_tensor_options(schema, category_override)
+    scatter, like_or_new = _wants_tensor_options(schema, category_override, base_name)
     if not scatter:
         return ()
 
@@ -275,12 +287,13 @@ def python_signature(
     if method and args.self_arg is not None:
         positional = args.pre_self_positional + args.post_self_positional
     keywords = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    name = str(schema.name.name)
     return PythonSignature(
-        name=str(schema.name.name),
+        name=name,
         input_args=make_arguments(positional),
         input_kwargs=make_arguments(keywords),
         output=out_argument(make_arguments(args.out)) if args.out else None,
-        tensor_options=_tensor_options_arguments(schema, category_override),
+        tensor_options=_tensor_options_arguments(schema, category_override, name),
         method=method,
         deprecated=deprecated,
     )
