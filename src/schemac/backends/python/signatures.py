@@ -184,10 +184,19 @@ class ArgumentMemo:
     def __call__(self, args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
         # One call per argument list, not per argument: ~9,000 arguments per compile.
         seen = self.seen
+        made = self._made
         result = []
         for arg in args:
             hit = seen.get(id(arg))
-            result.append(self.of(arg) if hit is None else hit[1])
+            if hit is not None:
+                result.append(hit[1])
+                continue
+            # First sight of this object (nearly every argument): by value.
+            python = made.get(arg)
+            if python is None:
+                python = made[arg] = python_argument(arg)
+            seen[id(arg)] = (arg, python)
+            result.append(python)
         return tuple(result)
 
     def of(self, arg: Argument) -> PythonArgument:
