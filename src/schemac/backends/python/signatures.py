@@ -141,6 +141,10 @@ class PythonSignature:
         out= overload has no TensorOptions, so those come from this one.
         """
         out = out_signature
+        if not self.tensor_options and not out.tensor_options:
+            # Nearly every merge: the out= signature itself is the merged one,
+            # and its texts are already spelled.
+            return out
         return PythonSignature(
             out.name,
             out.input_args,
