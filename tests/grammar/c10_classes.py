@@ -213,7 +213,10 @@ _REPRINTS: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("device_index_printed_as_int", lambda t: re.sub(r"\bDeviceIndex\b", "int", t)),
     (
         "defaults_reprinted",
-        lambda t: re.sub(r"""=(\[[^\]]*\]|"[^"]*"|'[^']*'|[^,)]*)(?=, |\))""", "=D", t),
+        # c10 prints a string default of a non-string type raw, commas and
+        # all ("ScalarType a=',a'" comes back as "a=,a"): a raw default runs
+        # to the next ", " or the closing parenthesis.
+        lambda t: re.sub(r"""=(\[[^\]]*\]|"[^"]*"|'[^']*'|[^)]*?)(?=, |\))""", "=D", t),
     ),
 )
 

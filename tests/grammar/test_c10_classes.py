@@ -77,6 +77,7 @@ PRINTED_DIFFERENTLY = [
     ("defaults_reprinted", "f(int[] x=[1,2]) -> ()"),
     ("defaults_reprinted", "f(ScalarType x=long) -> ()"),
     ("defaults_reprinted", "f(str x='a') -> ()"),
+    ("defaults_reprinted", "__a__(ScalarType a=',a') -> ()"),
 ]
 
 
