@@ -233,6 +233,13 @@ class FunctionSchema:
             raise SchemaSemanticError(problems)
 
     def __str__(self) -> str:
+        return self._text
+
+    # Printed once per instance: backends print the same schema for several
+    # files (comments, schema strings, registrations), ~2,300 times for the
+    # python bindings alone.
+    @functools.cached_property
+    def _text(self) -> str:
         if len(self.returns) == 1:
             returns = str(self.returns[0])
         else:
