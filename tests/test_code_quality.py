@@ -78,6 +78,19 @@ def test_ruff_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_ruff_format_clean() -> None:
+    # Unformatted files slipped in while several people worked in parallel;
+    # formatting is part of the standard, so it is checked like the lints.
+    result = subprocess.run(
+        [_tool("ruff"), "format", "--check", "src", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_mypy_clean() -> None:
     result = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
