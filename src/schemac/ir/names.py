@@ -9,6 +9,8 @@ them from strings.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 #: Dunder names whose ``__iX__`` form is an in-place operator (PEP 203).
@@ -32,6 +34,12 @@ class BaseOperatorName:
     namespace: str | None = None
 
     def __str__(self) -> str:
+        return self._text
+
+    # Spelled once per instance: the parser shares name objects, and passes
+    # and backends print them ~35,000 times per compile of torch's files.
+    @functools.cached_property
+    def _text(self) -> str:
         prefix = f"{self.namespace}::" if self.namespace else ""
         if self.dunder:
             return f"{prefix}__{'i' if self.inplace else ''}{self.base}__"
@@ -60,6 +68,10 @@ class OperatorName:
     overload: str = ""
 
     def __str__(self) -> str:
+        return self._text
+
+    @functools.cached_property
+    def _text(self) -> str:
         return f"{self.name}.{self.overload}" if self.overload else str(self.name)
 
     @property
