@@ -35,7 +35,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sized
 from pathlib import Path
 
 import pytest
@@ -127,8 +127,18 @@ def _reference_files(directory: Path) -> dict[str, str]:
     return {p.name: p.read_text() for p in directory.iterdir() if p.is_file()}
 
 
-def _report(family: str, reference: set[object] | dict[str, object], ours: object) -> None:
-    print(f"[autograd conformance] {family}: reference {len(reference)}, schemac {len(ours)}")  # type: ignore[arg-type]
+def _report(family: str, reference: Sized, ours: Sized) -> None:
+    print(f"[autograd conformance] {family}: reference {len(reference)}, schemac {len(ours)}")
+
+
+def _assert_same_facts(
+    family: str, reference: Mapping[str, object], ours: Mapping[str, object], *, at_least: int
+) -> None:
+    """Each kernel's facts equal, none missing, none extra (``at_least`` guards the extractor)."""
+    _report(family, reference, ours)
+    assert len(reference) > at_least
+    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
+    assert sorted(different) == []
 
 
 def test_same_file_set(torchgen_autograd_dir: Path, schemac_autograd: dict[str, str]) -> None:
@@ -241,10 +251,7 @@ def test_what_each_tracer_kernel_records(
 ) -> None:
     reference = trace_records(_shards(_reference_files(torchgen_autograd_dir), "TraceType"))
     ours = trace_records(_shards(schemac_autograd, "TraceType"))
-    _report("Tracer kernels (symbols, inputs, outputs)", reference, ours)
-    assert len(reference) > 3000
-    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
-    assert sorted(different) == []
+    _assert_same_facts("Tracer kernels (symbols, inputs, outputs)", reference, ours, at_least=3000)
 
 
 def inplace_or_view_facts(shards: list[str]) -> dict[str, tuple[object, ...]]:
@@ -271,10 +278,7 @@ def test_what_each_inplace_or_view_kernel_does(
         _shards(_reference_files(torchgen_autograd_dir), "ADInplaceOrViewType")
     )
     ours = inplace_or_view_facts(_shards(schemac_autograd, "ADInplaceOrViewType"))
-    _report("ADInplaceOrView kernels (versions, views)", reference, ours)
-    assert len(reference) > 1000
-    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
-    assert sorted(different) == []
+    _assert_same_facts("ADInplaceOrView kernels (versions, views)", reference, ours, at_least=1000)
 
 
 _APPLY = re.compile(r"^static variable_list (\w+)_apply_functional\((.*?)^\}", re.M | re.S)
@@ -302,10 +306,7 @@ def test_backward_formulas_of_each_node(
 ) -> None:
     reference = apply_facts((torchgen_autograd_dir / "Functions.cpp").read_text())
     ours = apply_facts(schemac_autograd["Functions.cpp"])
-    _report("Functions.cpp gradient functions", reference, ours)
-    assert len(reference) > 600
-    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
-    assert sorted(different) == []
+    _assert_same_facts("Functions.cpp gradient functions", reference, ours, at_least=600)
 
 
 def _flat(text: str) -> str:
@@ -350,7 +351,6 @@ def test_what_each_autograd_kernel_saves_and_checks(
         _shards(_reference_files(torchgen_autograd_dir), "VariableType")
     )
     ours = autograd_kernel_facts(_shards(schemac_autograd, "VariableType"))
-    _report("Autograd kernels (saves, guards, forward AD, checks)", reference, ours)
-    assert len(reference) > 1500
-    different = {k for k in set(reference) | set(ours) if reference.get(k) != ours.get(k)}
-    assert sorted(different) == []
+    _assert_same_facts(
+        "Autograd kernels (saves, guards, forward AD, checks)", reference, ours, at_least=1500
+    )
