@@ -133,21 +133,29 @@ def _pick(entries: Entries, rng: random.Random, key: str = "func") -> dict[str, 
     return rng.choice(having) if having else None
 
 
-def _change_type(native: Entries, derivs: Entries, rng: random.Random) -> None:
+def _pick_schema_entry(
+    native: Entries, derivs: Entries, rng: random.Random
+) -> tuple[dict[str, Any], str] | None:
+    """A native entry (two times in three) or a derivative entry, and its schema's key."""
     entries = rng.choice([native, native, derivs])
     key = "func" if entries is native else "name"
     entry = _pick(entries, rng, key)
-    if entry is None:
+    return None if entry is None else (entry, key)
+
+
+def _change_type(native: Entries, derivs: Entries, rng: random.Random) -> None:
+    picked = _pick_schema_entry(native, derivs, rng)
+    if picked is None:
         return
+    entry, key = picked
     entry[key] = _sub_random(_TYPE_RE, str(entry[key]), rng, lambda m: rng.choice(_TYPES))
 
 
 def _change_default(native: Entries, derivs: Entries, rng: random.Random) -> None:
-    entries = rng.choice([native, native, derivs])
-    key = "func" if entries is native else "name"
-    entry = _pick(entries, rng, key)
-    if entry is None:
+    picked = _pick_schema_entry(native, derivs, rng)
+    if picked is None:
         return
+    entry, key = picked
     text = str(entry[key])
     if "=" in text and rng.random() < 0.8:
         entry[key] = _sub_random(r"=[^,)]+", text, rng, lambda m: "=" + rng.choice(_DEFAULTS))
