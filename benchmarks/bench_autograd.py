@@ -38,6 +38,11 @@ BENCH = TargetBench(
     "autograd",
     "gen_autograd",
     _gen_autograd,
+    module="bench_autograd",
+    torchgen_modules=(
+        "torchgen.packaged.autograd.gen_autograd",
+        "torchgen.selective_build.selector",
+    ),
     backend_notes=("front end and passes shared by all targets; torchgen's parse caches warm",),
 )
 

@@ -4,7 +4,7 @@ Both sides start from the YAML files of the installed torch
 (native_functions, tags, derivatives, deprecated) and end with the binding
 files on disk (bindings, return types, the Tag enum, python_functions for the
 autograd nodes); see benchmarks/in_process.py for the four sides and how
-they are timed.
+they are timed (each run in a fresh interpreter).
 
     PYTHONPATH=src python benchmarks/bench_python.py [--reps N]
 
@@ -34,7 +34,13 @@ def _gen_autograd_python(native: str, tags: str, autograd_dir: str, out: Path) -
     gen_autograd_python(native, tags, str(out), autograd_dir)
 
 
-BENCH = TargetBench("python", "gen_autograd_python", _gen_autograd_python)
+BENCH = TargetBench(
+    "python",
+    "gen_autograd_python",
+    _gen_autograd_python,
+    module="bench_python",
+    torchgen_modules=("torchgen.packaged.autograd.gen_autograd",),
+)
 
 
 def bench(inputs: Inputs, reps: int) -> list[Stage]:

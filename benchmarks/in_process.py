@@ -1,35 +1,41 @@
-"""One schemac target against the torchgen generator that writes the same files, in process.
+"""One schemac target against the torchgen generator that writes the same files.
 
 The autograd and Python-bindings benches (bench_autograd.py, bench_python.py)
 are the same experiment with a different target and generator, so they share
-this scaffolding.  Four sides run in one process, in turn, rep after rep, so
-the load of a shared machine hits all of them alike:
+this scaffolding.  Four sides, each run in a fresh interpreter
+(benchmarks/side_process.py says why and what is timed), in turn, rep after
+rep, so the load of a shared machine hits all of them alike:
 
 * schemac end to end: load the YAML, run the passes the target needs, emit
   the target and commit it to a directory (what ``schemac compile -t TARGET``
   does);
-* torchgen cold: the generator with its module-level parse caches cleared
-  first, so it parses the YAML (and loads derivatives.yaml) every run;
-* schemac backend only: emit and commit from a module loaded once (the
+* torchgen cold: the generator on empty parse caches, so it parses the YAML
+  (and loads derivatives.yaml), as a fresh process does;
+* schemac backend only: emit and commit from a module loaded beforehand (the
   front end and the passes are shared by every target);
-* torchgen warm: the generator with its parse caches warm (it still matches
-  derivatives to functions and writes every file).
+* torchgen warm: the generator with its parse caches filled by an earlier
+  call (it still matches derivatives to functions and writes every file).
 
-Each run is timed in wall and CPU seconds of this process; CPU time is far
+Each run is timed in wall and CPU seconds of its process; CPU time is far
 less sensitive to other jobs on a shared machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
+import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import Inputs, Skip, Stage, clear_torchgen_caches, load_for_targets
+from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets
 
 #: (wall seconds, CPU seconds) of one run.
 Timing = tuple[float, float]
@@ -50,6 +56,10 @@ class TargetBench:
     #: The torchgen function's name, for the side labels (``gen_autograd_python``).
     generator: str
     torchgen: TorchgenRun
+    #: ``benchmarks.<module>`` defines this object as ``BENCH`` (the side processes import it).
+    module: str
+    #: Modules ``torchgen`` imports, imported before its run is timed.
+    torchgen_modules: tuple[str, ...]
     #: Extra notes on the backend-only stage.
     backend_notes: tuple[str, ...] = ()
 
@@ -60,6 +70,16 @@ class TargetBench:
             ("end-to-end", "schemac end-to-end", f"torchgen {self.generator} (cold)"),
             ("backend only", "schemac backend only", f"torchgen {self.generator} (warm)"),
         )
+
+    def side_labels(self) -> dict[str, str]:
+        """Side key (of :data:`SIDES`) -> label, in the order the sides alternate."""
+        (_, full, cold), (_, backend, warm) = self.pairs
+        return {
+            "schemac": full,
+            "torchgen-cold": cold,
+            "schemac-backend": backend,
+            "torchgen-warm": warm,
+        }
 
 
 def timed(run: Callable[[], None]) -> Timing:
@@ -79,64 +99,110 @@ def _load(target: str, inputs: Inputs) -> object:
     )
 
 
-def sides(bench: TargetBench, inputs: Inputs, root: Path) -> dict[str, Callable[[], None]]:
-    """The four runs, in the order they alternate; each writes to its own directory."""
+def _import_schemac(target: str) -> None:
+    """What ``schemac compile -t TARGET`` imports before it starts work."""
+    import schemac.backends.driver
+    import schemac.frontend.loader
+    import schemac.passes.manager  # noqa: F401
+    from schemac.backends.registry import backends_for
+
+    for entry in backends_for(target):
+        entry.load()
+
+
+#: Prepares one side in this process (imports, warm-up) and returns the run to time.
+SidePreparer = Callable[[TargetBench, Inputs, Path], Callable[[], None]]
+
+
+def _schemac_full(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[], None]:
+    _import_schemac(bench.target)
     from schemac.backends.driver import compile_to_directory
     from schemac.ir.module import Module
 
+    def run() -> None:
+        module = _load(bench.target, inputs)
+        assert isinstance(module, Module)
+        compile_to_directory(module, [bench.target], out)
+
+    return run
+
+
+def _schemac_backend(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[], None]:
+    _import_schemac(bench.target)
+    from schemac.backends.driver import compile_to_directory
+    from schemac.ir.module import Module
+
+    module = _load(bench.target, inputs)
+    assert isinstance(module, Module)
+    return lambda: compile_to_directory(module, [bench.target], out)
+
+
+def _torchgen_args(inputs: Inputs) -> tuple[str, str, str]:
     assert inputs.derivatives is not None
-    native, tags = str(inputs.native_functions), str(inputs.tags)
-    autograd_dir = str(inputs.derivatives.parent)
-    for name in ("full", "backend", "tg_cold", "tg_warm"):
-        (root / name).mkdir()
-    targets = [bench.target]
-    loaded = _load(bench.target, inputs)
-    assert isinstance(loaded, Module)
-    module: Module = loaded
+    return str(inputs.native_functions), str(inputs.tags), str(inputs.derivatives.parent)
 
-    def schemac_full() -> None:
-        fresh = _load(bench.target, inputs)
-        assert isinstance(fresh, Module)
-        compile_to_directory(fresh, targets, root / "full")
 
-    def schemac_backend() -> None:
-        compile_to_directory(module, targets, root / "backend")
+def _torchgen_cold(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[], None]:
+    for name in bench.torchgen_modules:
+        importlib.import_module(name)
+    native, tags, autograd_dir = _torchgen_args(inputs)
+    return lambda: bench.torchgen(native, tags, autograd_dir, out)
 
-    def torchgen_cold() -> None:
-        clear_torchgen_caches()
-        bench.torchgen(native, tags, autograd_dir, root / "tg_cold")
 
-    def torchgen_warm() -> None:
-        bench.torchgen(native, tags, autograd_dir, root / "tg_warm")
+def _torchgen_warm(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[], None]:
+    run = _torchgen_cold(bench, inputs, out)
+    with tempfile.TemporaryDirectory() as warm_up:
+        bench.torchgen(*_torchgen_args(inputs), Path(warm_up))  # fills the parse caches
+    return run
 
-    torchgen_cold()  # warms torchgen's caches, so the warm side starts warm
-    full, backend = (label for _, label, _ in bench.pairs)
-    cold, warm = (label for _, _, label in bench.pairs)
-    return {full: schemac_full, cold: torchgen_cold, backend: schemac_backend, warm: torchgen_warm}
+
+SIDES: dict[str, SidePreparer] = {
+    "schemac": _schemac_full,
+    "torchgen-cold": _torchgen_cold,
+    "schemac-backend": _schemac_backend,
+    "torchgen-warm": _torchgen_warm,
+}
+
+
+def run_side(bench: TargetBench, side: str, inputs: Inputs, out: Path) -> Timing:
+    """One timed run of ``side`` in a fresh interpreter (benchmarks/side_process.py)."""
+    assert inputs.derivatives is not None and inputs.deprecated is not None
+    files = (inputs.native_functions, inputs.tags, inputs.derivatives, inputs.deprecated)
+    command = [sys.executable, "-m", "benchmarks.side_process", bench.module, side, str(out)]
+    result = subprocess.run(
+        [*command, *map(str, files)], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{side} run failed:\n{result.stderr[-2000:]}")
+    timing = json.loads(result.stdout.strip().splitlines()[-1])
+    return float(timing["wall"]), float(timing["cpu"])
 
 
 def measure(
-    runs: dict[str, Callable[[], None]], reps: int, *, verbose: bool = False
+    bench: TargetBench, inputs: Inputs, reps: int, *, verbose: bool = False
 ) -> dict[str, Timing]:
-    """Median (wall, CPU) of each side over ``reps`` alternating rounds."""
-    times: dict[str, list[Timing]] = {name: [] for name in runs}
-    for rep in range(reps):
-        for name, run in runs.items():
-            times[name].append(timed(run))
-        if verbose:
-            print(
-                f"run {rep + 1}: "
-                + ", ".join(f"{n} {t[-1][0]:.2f}s (cpu {t[-1][1]:.2f}s)" for n, t in times.items())
-            )
+    """Median (wall, CPU) of each side, by label, over ``reps`` alternating rounds."""
+    labels = bench.side_labels()
+    times: dict[str, list[Timing]] = {label: [] for label in labels.values()}
+    with tempfile.TemporaryDirectory() as tmp:
+        for rep in range(reps):
+            for side, label in labels.items():
+                out = Path(tmp) / f"{side}-{rep}"
+                out.mkdir()
+                times[label].append(run_side(bench, side, inputs, out))
+                shutil.rmtree(out)
+            if verbose:
+                print(
+                    f"run {rep + 1}: "
+                    + ", ".join(
+                        f"{n} {t[-1][0]:.2f}s (cpu {t[-1][1]:.2f}s)" for n, t in times.items()
+                    ),
+                    flush=True,
+                )
     return {
         name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
         for name, ts in times.items()
     }
-
-
-def _medians(bench: TargetBench, inputs: Inputs, reps: int, *, verbose: bool) -> dict[str, Timing]:
-    with tempfile.TemporaryDirectory() as tmp:
-        return measure(sides(bench, inputs, Path(tmp)), reps, verbose=verbose)
 
 
 def stages(bench: TargetBench, inputs: Inputs, reps: int) -> list[Stage]:
@@ -148,7 +214,7 @@ def stages(bench: TargetBench, inputs: Inputs, reps: int) -> list[Stage]:
     """
     if not inputs.is_torch or inputs.derivatives is None or inputs.deprecated is None:
         raise Skip(f"torchgen's {bench.generator} only takes torch's own YAML files")
-    medians = _medians(bench, inputs, reps, verbose=False)
+    medians = measure(bench, inputs, reps)
     result = []
     for label, ours, theirs in bench.pairs:
         notes = bench.backend_notes if label == "backend only" else ()
@@ -171,7 +237,7 @@ def main(bench: TargetBench, description: str) -> int:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--reps", type=int, default=5, help="runs of each side (default 5)")
     args = parser.parse_args()
-    medians = _medians(bench, Inputs.torch(), args.reps, verbose=True)
+    medians = measure(bench, Inputs.torch(), args.reps, verbose=True)
     print()
     for name, (wall, cpu) in medians.items():
         print(f"median {name:38s} wall {wall:7.3f}s  cpu {cpu:7.3f}s")
