@@ -43,6 +43,28 @@ def evolve(inst: T, **changes: Any) -> T:
     return cls(*values)
 
 
+def field_replacer(cls: type[T], name: str) -> Callable[[T, Any], T]:
+    """``lambda inst, value: evolve(inst, name=value)`` for instances of exactly ``cls``.
+
+    For a pass that changes one field of thousands of objects: the plan is
+    looked up once, and no keyword dict is built per call.
+    """
+    plan = _PLANS[cls] if cls in _PLANS else _PLANS.setdefault(cls, _plan(cls))
+    if plan is None:
+        return lambda inst, value: attrs.evolve(inst, **{name: value})  # type: ignore[misc]
+    getter, position = plan
+    if name not in position:
+        raise TypeError(f"{cls.__name__} has no field '{name}'")
+    index = position[name]
+
+    def replace(inst: T, value: Any) -> T:
+        values = list(getter(inst))
+        values[index] = value
+        return cls(*values)
+
+    return replace
+
+
 def _plan(cls: type) -> _Plan | None:
     fields = attrs.fields(cls)
     if len(fields) < 2 or any(f.kw_only or not f.init or f.alias != f.name for f in fields):

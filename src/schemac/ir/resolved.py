@@ -12,6 +12,8 @@ several backends branch on, defined here once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
 from schemac.ir.dispatch import (
@@ -62,7 +64,8 @@ class Resolution:
     is_abstract: bool
 
     @staticmethod
-    def abstract_by_table(dispatch: DispatchTable) -> bool:
+    def abstract_by_table(dispatch: Iterable[str]) -> bool:
+        """From a dispatch table's keys (a DispatchTable, or the dict it is built from)."""
         return frozenset(dispatch) not in _COMPOSITE_IMPLICIT_ONLY
 
     @property

@@ -9,11 +9,16 @@ file format; each is the same rule PyTorch asserts, reported with a position.
 from __future__ import annotations
 
 import keyword
+from collections.abc import Callable, Collection
 
 from schemac.diagnostics import DiagnosticSink, Span
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import DeviceCheck, NativeFunction, Variant
-from schemac.ir.types import BaseTy, is_like
+from schemac.ir.schema import Argument
+from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type
+
+#: keyword.iskeyword's set, looked up directly (one test per argument of every function).
+_KEYWORDS = frozenset(keyword.kwlist)
 
 #: Existing operators whose argument names are Python keywords; the Python
 #: bindings special-case exactly these, so new ones are errors.
@@ -30,12 +35,21 @@ KEYWORD_ARGUMENT_EXCEPTIONS = frozenset(
 INPLACE_VIEWS_WITHOUT_VIEW = frozenset({"resize_", "resize_as_"})
 
 
+#: The variants an out= operator may have.
+_FUNCTION_ONLY = frozenset({Variant.function})
+
+
 def check_function(
-    f: NativeFunction, base_names: frozenset[BaseOperatorName], sink: DiagnosticSink
+    f: NativeFunction,
+    base_names: Callable[[], Collection[BaseOperatorName]],
+    sink: DiagnosticSink,
 ) -> None:
+    """``base_names``: every operator's base name, asked for only when a rule needs it
+    (rarely: collecting them costs more than all the rules that run on every function)."""
     func = f.func
-    name = str(f.name)
-    if func.is_out_fn and f.variants != frozenset({Variant.function}):
+    name = str(func.name)
+    arguments = func.arguments
+    if arguments.out and f.variants != _FUNCTION_ONLY:
         sink.error(
             f.span_of("variants"),
             f"out= operator '{name}' must only have the function variant",
@@ -57,20 +71,31 @@ def check_function(
             "foreach kernels take a slow path for tensors on different devices",
         )
 
-    if _looks_random(f, name) and "nondeterministic_seeded" not in f.tags:
+    # One walk over the arguments serves both the keyword rule and the dropout
+    # half of the randomness heuristic; the keyword errors come after the
+    # randomness one, as each rule reports in turn.
+    keyword_args: list[Argument] = []
+    mentions_dropout = "dropout" in name
+    for arg in arguments.flat_all:
+        arg_name = arg.name
+        if arg_name in _KEYWORDS and (name, arg_name) not in KEYWORD_ARGUMENT_EXCEPTIONS:
+            keyword_args.append(arg)
+        if not mentions_dropout and "dropout" in arg_name:
+            mentions_dropout = True
+
+    if _looks_random(f, name, mentions_dropout) and "nondeterministic_seeded" not in f.tags:
         sink.error(
             first_span(f, "tags", "func"),
             f"'{name}' looks random but lacks the 'nondeterministic_seeded' tag",
             "add 'tags: nondeterministic_seeded' (or rename it if it is deterministic)",
         )
 
-    for arg in func.arguments.flat_all:
-        if keyword.iskeyword(arg.name) and (name, arg.name) not in KEYWORD_ARGUMENT_EXCEPTIONS:
-            sink.error(
-                arg.span,
-                f"argument name '{arg.name}' is a Python keyword",
-                "the Python bindings cannot use it; rename the argument",
-            )
+    for arg in keyword_args:
+        sink.error(
+            arg.span,
+            f"argument name '{arg.name}' is a Python keyword",
+            "the Python bindings cannot use it; rename the argument",
+        )
 
     if (
         "inplace_view" in f.tags
@@ -84,7 +109,7 @@ def check_function(
                 f"'{name}' is tagged inplace_view but its name does not end in '_'",
                 "in-place operators are named with a trailing underscore",
             )
-        elif base.without_inplace() not in base_names:
+        elif base.without_inplace() not in base_names():
             sink.error(
                 f.span_of("tags"),
                 f"'{name}' is tagged inplace_view but there is no view operator "
@@ -102,24 +127,29 @@ def first_span(f: NativeFunction, *fields: str) -> Span:
     return f.span
 
 
-def _looks_random(f: NativeFunction, name: str) -> bool:
-    """PyTorch's heuristic for operators that consume random state (``name``: ``str(f.name)``)."""
+def _looks_random(f: NativeFunction, name: str, mentions_dropout: bool) -> bool:
+    """PyTorch's heuristic for operators that consume random state.
+
+    ``name``: ``str(f.name)``; ``mentions_dropout``: whether it or an argument's
+    name contains "dropout".
+    """
     if "rand" in name:
         return True
     # Plain loops rather than any() over generators: this runs for every function.
     arguments = f.func.arguments
     for part in (arguments.positional, arguments.kwarg_only):
         for a in part:
-            if is_like(a.type, BaseTy.Generator):
+            if is_generator(a.type):
                 return True
-    mentions_dropout = "dropout" in name
-    if not mentions_dropout:
-        for a in arguments.flat_all:
-            if "dropout" in a.name:
-                mentions_dropout = True
-                break
     return (
         mentions_dropout
         and "backward" not in name
         and str(f.func.name.name) != "_cudnn_init_dropout_state"
     )
+
+
+def is_generator(ty: Type) -> bool:
+    """``is_like(ty, BaseTy.Generator)`` in one call instead of two (asked of every argument)."""
+    while type(ty) is OptionalType or type(ty) is ListType:
+        ty = ty.elem
+    return type(ty) is BaseType and ty.name is BaseTy.Generator

@@ -36,10 +36,10 @@ from schemac.ir.dispatch import (
     COMPOSITE_KEYS,
     STRUCTURED_DISPATCH_KEYS,
 )
-from schemac.ir.evolve import evolve
+from schemac.ir.evolve import field_replacer
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.module import Module
-from schemac.ir.names import OperatorName
+from schemac.ir.names import BaseOperatorName, OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import DEFAULT_KERNEL_NAMESPACE, DispatchTable, Kernel, Resolution
 from schemac.ir.schema import FunctionSchema
@@ -48,6 +48,8 @@ from schemac.passes.base import Pass, PassContext
 from schemac.passes.function_checks import check_function
 
 _SUPPORTED_KEYS = frozenset(CODEGEN_DISPATCH_KEYS)
+#: COMPOSITE_KEYS as a set: every key of every table is looked up in it.
+_COMPOSITE_KEYS = frozenset(COMPOSITE_KEYS)
 #: ufunc kernels are generated for these keys, in this order.
 _UFUNC_KEYS = ("CPU", "CUDA")
 _IMPLICIT_TAGS_NAMESPACE = "aten"
@@ -84,33 +86,54 @@ class ResolveDispatch(Pass):
         defined_tags = frozenset(t.name for t in module.tags)
         functions: list[NativeFunction] = []
         resolutions: list[tuple[OperatorName, Resolution]] = []
-        base_names = frozenset(f.func.name.name for f in module.functions)
+        all_base_names: list[frozenset[BaseOperatorName]] = []
+
+        def base_names() -> frozenset[BaseOperatorName]:
+            # Collected on first use: only a rare rule (inplace_view tags) needs them.
+            if not all_base_names:
+                all_base_names.append(frozenset(f.func.name.name for f in module.functions))
+            return all_base_names[0]
+
+        implicit = _ImplicitTags(defined_tags)
         for f in module.functions:
-            f = _with_implicit_tags(f, defined_tags)
+            f = implicit.add(f)
             check_function(f, base_names, sink)
             functions.append(f)
-            resolutions.append((f.name, resolve_function(f, sink)))
+            resolutions.append((f.func.name, resolve_function(f, sink)))
         sink.raise_if_any(PassError)
         return attrs.evolve(module, functions=tuple(functions), resolutions=FrozenMap(resolutions))
 
 
-def _with_implicit_tags(f: NativeFunction, defined: frozenset[str]) -> NativeFunction:
-    tags = f.tags
-    added: list[str] = []
-    if f.namespace == _IMPLICIT_TAGS_NAMESPACE:
-        _add_implicit("pt2_compliant_tag", tags, defined, added)
-    if f.func.arguments.out:
-        _add_implicit("out", tags, defined, added)
-    if f.func.name.name.inplace:
-        _add_implicit("inplace", tags, defined, added)
-    return evolve(f, tags=tags + tuple(added)) if added else f
+class _ImplicitTags:
+    """Adds the implicit tags tags.yaml defines to each function (one per pass run).
 
+    Nearly every function gets one (``pt2_compliant_tag``, for all of aten),
+    so the new function is built straight from the old one's fields, without
+    :func:`~schemac.ir.evolve.evolve`'s per-call keyword handling.
+    """
 
-def _add_implicit(
-    tag: str, tags: tuple[str, ...], defined: frozenset[str], added: list[str]
-) -> None:
-    if tag in defined and tag not in tags:
-        added.append(tag)
+    def __init__(self, defined: frozenset[str]) -> None:
+        self._replace_tags = field_replacer(NativeFunction, "tags")
+        #: The implicit tags tags.yaml defines, in the order they are added.
+        self._pt2 = "pt2_compliant_tag" in defined
+        self._out = "out" in defined
+        self._inplace = "inplace" in defined
+
+    def add(self, f: NativeFunction) -> NativeFunction:
+        tags = f.tags
+        added: tuple[str, ...] = ()
+        if (
+            self._pt2
+            and f.namespace == _IMPLICIT_TAGS_NAMESPACE
+            and "pt2_compliant_tag" not in tags
+        ):
+            added = ("pt2_compliant_tag",)
+        func = f.func
+        if self._out and func.arguments.out and "out" not in tags:
+            added += ("out",)
+        if self._inplace and func.name.name.inplace and "inplace" not in tags:
+            added += ("inplace",)
+        return self._replace_tags(f, tags + added) if added else f
 
 
 def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:
@@ -121,7 +144,7 @@ def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:
         _check_not_factory(f, sink)
         table[COMPOSITE_IMPLICIT] = Kernel(default_kernel_name(f.func))
 
-    composites = [k for k in table if k in COMPOSITE_KEYS]
+    composites = [k for k in table if k in _COMPOSITE_KEYS]
     allowed_pair = (
         len(composites) == 2
         and COMPOSITE_IMPLICIT_NESTED in composites
@@ -154,9 +177,9 @@ def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:
                     f"'{f.name}' delegates to '{f.structured_delegate}'; its {key} kernel is "
                     "that operator's",
                 )
+    abstract = f.structured_delegate is not None or Resolution.abstract_by_table(table)
     dispatch: DispatchTable = FrozenMap(tuple(table.items()))
-    abstract = f.structured_delegate is not None or Resolution.abstract_by_table(dispatch)
-    return Resolution(dispatch, is_abstract=abstract)
+    return Resolution(dispatch, abstract)
 
 
 def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: DiagnosticSink) -> None:
@@ -207,11 +230,14 @@ def _check_not_factory(f: NativeFunction, sink: DiagnosticSink) -> None:
     """Factories must not decompose implicitly (``__torch_dispatch__`` must see them)."""
     base = str(f.func.name.name)
     args = f.func.arguments
-    has_tensor_input = any(_is_tensor_like(a.type) for a in args.flat_non_out)
     if (
         base.startswith("new_")
         or base.endswith("_like")
-        or (args.tensor_options is not None and not has_tensor_input)
+        # Tensor inputs are looked for only when there are TensorOptions (rarely).
+        or (
+            args.tensor_options is not None
+            and not any(_is_tensor_like(a.type) for a in args.flat_non_out)
+        )
     ):
         sink.error(
             f.span_of("func"),
