@@ -17,11 +17,12 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.cppmodel import check_identifier
+from schemac.backends.cppmodel import check_identifier, identifier_problem
 from schemac.diagnostics import NO_SPAN, Diagnostic, Span
 from schemac.ir.defaults import default_problem
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
+from schemac.ir.types import Type
 
 
 def _known(span: Span, fallback: Span) -> Span:
@@ -135,27 +136,116 @@ def _length_diagnostic(function: NativeFunction) -> Diagnostic | None:
     )
 
 
+def function_diagnostics(function: NativeFunction, usable: set[str]) -> Iterator[Diagnostic]:
+    """Every bad name and default of ``function`` (a name may be reported twice).
+
+    ``usable`` holds names already known to be usable; names found usable are added.
+    """
+    too_long = _length_diagnostic(function)
+    if too_long is not None:
+        yield too_long
+    yield from _duplicate_diagnostics(function)
+    yield from _default_diagnostics(function)
+    for role, name, span in _named(function):
+        if name in usable:
+            continue
+        diagnostic = check_identifier(name, span) or _macro_diagnostic(name, span)
+        if diagnostic is None:
+            usable.add(name)
+        else:
+            yield attrs.evolve(diagnostic, message=f"{role} {diagnostic.message}")
+
+
+class CleanFunctions:
+    """Whether a function has nothing to report, in one pass over its names and arguments.
+
+    Nearly every function is clean, and the diagnostics above walk each one
+    three times (names, duplicates, defaults) through generators.  This walk
+    visits the same names and defaults once, answering only "clean or not";
+    a function it does not pass is handed to those diagnostics, which then
+    report exactly what they always did, in the same order
+    (tests/backends/test_cpp_names.py checks the two agree).  Memos per call
+    of :func:`cpp_name_diagnostics` only: whether a name is usable, or a
+    default fits a type, does not depend on where it is written.
+    """
+
+    def __init__(self) -> None:
+        #: Names known to be usable C++ identifiers (none contains ``::``).
+        self.usable: set[str] = set()
+        # Keyed by the type's identity (types are shared between arguments,
+        # and a (str, int) key hashes in C); each entry keeps its type alive,
+        # so an identity cannot be reused within the memo.
+        self._fits: dict[tuple[str, int], tuple[Type, bool]] = {}
+
+    def _name_ok(self, name: str) -> bool:
+        if name in self.usable:
+            return True
+        if identifier_problem(name) is not None or name in MACRO_NAMES:
+            return False
+        self.usable.add(name)
+        return True
+
+    def _default_ok(self, default: str, ty: Type) -> bool:
+        key = (default, id(ty))
+        hit = self._fits.get(key)
+        if hit is None:
+            hit = self._fits[key] = (ty, default_problem(default, ty) is None)
+        return hit[1]
+
+    def __call__(self, function: NativeFunction) -> bool:
+        """True only if the diagnostics above would report nothing for ``function``."""
+        schema = function.func
+        operator = schema.name.name
+        if len(operator.base) > MAX_OPERATOR_NAME:
+            return False
+        usable = self.usable
+        if operator.unqualified not in usable and not self._name_ok(operator.unqualified):
+            return False
+        arguments = schema.arguments.flat_all
+        # Set operations run in C: one set of the names finds both a name
+        # written twice and (nearly always) that every name is known usable.
+        names = {argument.name for argument in arguments}
+        if len(names) != len(arguments):
+            return False
+        if not names <= usable and not all(map(self._name_ok, names)):
+            return False
+        for argument in arguments:
+            default = argument.default
+            if default is not None and not self._default_ok(default, argument.type):
+                return False
+            annotation = argument.annotation
+            if annotation is not None and annotation.is_write and str(argument.type) == "Tensor?":
+                return False
+        for ret in schema.returns:
+            if ret.name is not None and ret.name not in usable and not self._name_ok(ret.name):
+                return False
+        for entry in function.dispatch or ():
+            # A usable name has no ``::``, so a kernel found whole is one good part.
+            if entry.kernel not in usable and not all(map(self._name_ok, entry.kernel.split("::"))):
+                return False
+        # Rare fields (a few hundred functions of torch's): the general walk.
+        if (
+            function.structured_inherits is not None
+            or function.ufunc_inner_loop
+            or function.precomputed is not None
+        ):
+            return all(self._name_ok(name) for _, name, _ in _named(function))
+        return True
+
+
 def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
     """One diagnostic per distinct bad name or default and position, in no particular order."""
     found: dict[tuple[Span, str], Diagnostic] = {}
+    clean = CleanFunctions()
     # ~18,500 names on torch's files but only a few thousand distinct ones:
     # whether a name is usable does not depend on where it is written.
-    usable: set[str] = set()
+    usable = clean.usable
+    # Only the few functions the one-pass check does not pass are walked by
+    # the diagnostics; a clean function has nothing to report.
     for function in module.functions:
-        too_long = _length_diagnostic(function)
-        if too_long is not None:
-            found.setdefault((too_long.span, too_long.message), too_long)
-        for bad in (*_duplicate_diagnostics(function), *_default_diagnostics(function)):
-            found.setdefault((bad.span, bad.message), bad)
-        for role, name, span in _named(function):
-            if name in usable:
-                continue
-            diagnostic = check_identifier(name, span) or _macro_diagnostic(name, span)
-            if diagnostic is None:
-                usable.add(name)
-            else:
-                diagnostic = attrs.evolve(diagnostic, message=f"{role} {diagnostic.message}")
-                found.setdefault((span, diagnostic.message), diagnostic)
+        if not clean(function):
+            for bad in function_diagnostics(function, usable):
+                found.setdefault((bad.span, bad.message), bad)
     # Tags become enumerators (at::Tag::<name>), namespaces C++ namespaces; the
     # schema target checks them for keywords, a macro name would get past it.
     named = {t.name: t.span for t in module.tags}
