@@ -6,12 +6,14 @@ src/schemac/frontend/schema_parser.py.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from schemac.diagnostics import SchemacError
-from schemac.frontend.schema_parser import SchemaParser, _sections, _transform_piece
+from schemac.frontend.schema_parser import SchemaParser, _parse_whole, _transform_piece
 from schemac.frontend.schema_transformer import ToIR
+from schemac.ir.schema import FunctionSchema, schema_text
 
 NAMES = [
     "add", "add_", "__iadd__", "__and__", "__iand__", "__ixyz__", "_foo_functional",
@@ -169,16 +171,96 @@ def test_overload_shortcut_agrees_with_the_grammar(overload: str) -> None:
     assert got == expected, overload
 
 
+def assert_same_with_spans(a: FunctionSchema, b: FunctionSchema) -> None:
+    """Equality including the spans ``==`` ignores, and the same printed text.
+
+    ``str(a)`` may be the text the parser remembered (Note [Schemas that print
+    as written]); ``schema_text`` prints ``b`` from its parts.
+    """
+    assert a == b
+    assert _schema_spans(a) == _schema_spans(b)
+    assert str(a) == schema_text(b)
+
+
+def _schema_spans(schema: FunctionSchema) -> list[object]:
+    spans: list[object] = [schema.span, schema.name_span]
+    for item in [*schema.arguments.flat_all, *schema.returns]:
+        spans.append(item.span)
+        spans.append(item.annotation.span if item.annotation is not None else None)
+    return spans
+
+
 _ITEMS = st.lists(st.sampled_from(["*", "Tensor a", "Tensor(a!) b", "int c", "Tensor(a) d"]))
 
 
-@given(_ITEMS)
-def test_argument_sections_agree_with_the_transformer(pieces: list[str]) -> None:
+@given(_ITEMS, st.sampled_from(["()", "Tensor", "(Tensor(a!) x, Tensor y)"]))
+def test_argument_sections_agree_with_the_transformer(pieces: list[str], returns: str) -> None:
+    """The piecewise parse sorts arguments into sections as ``ToIR.argument_list`` does.
+
+    It declines (None) where the transformer reports a problem, and where the
+    schema rules reject the schema; the whole-schema parse then reports it.
+    """
     items = [_transform_piece(piece, "argument_item") for piece in pieces]
     transformer = ToIR("", 1, 1)
     expected = transformer.argument_list(items)
-    got = _sections(items)
+    text = f"f({', '.join(pieces)}) -> {returns}"
+    got = SchemaParser()._parse_in_pieces(text, "f.yaml", 3, 5)
     if transformer.problems:
         assert got is None, pieces
+    if got is None:
+        with pytest.raises(SchemacError):
+            _parse_whole(text, "f.yaml", 3, 5)
+        return
+    assert got.arguments == expected, pieces
+    assert_same_with_spans(got, _parse_whole(text, "f.yaml", 3, 5))
+
+
+_PIECES = st.sampled_from(
+    ["*", "Tensor self", "Tensor(a!) out", "Tensor(b!) x", "int[2] s=1", "Tensor(a) y",
+     "Tensor(a|b) z", "Tensor(a -> *) w", "str r='mean'", "float? f=None", "Tensor?[] i",
+     "__torch__.torch.classes.ns.C c"]
+)  # fmt: skip
+_RETURNS = st.sampled_from(
+    ["()", "Tensor", "Tensor(a!)", "(Tensor(a!) values, Tensor(b!) indices)", "Tensor(a)",
+     "(Tensor, Tensor)", "Tensor(a -> *) r", "int[]"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=6), _RETURNS, st.integers(1, 300), st.integers(1, 300))
+def test_memoised_pieces_give_what_a_whole_parse_gives(
+    pieces: list[str], returns: str, line: int, column: int
+) -> None:
+    """One parser, so later schemas reuse pieces earlier ones memoised at other places.
+
+    Spans and printed text included (Note [Re-anchoring pieces], Note
+    [Schemas that print as written]).
+    """
+    parser = SchemaParser()
+    for name in ("f", "g.out", "h_"):
+        text = f"{name}({', '.join(pieces)}) -> {returns}"
+        try:
+            whole = _parse_whole(text, "f.yaml", line, column)
+        except SchemacError as error:
+            try:
+                parser.parse(text, file="f.yaml", line=line, column=column)
+            except SchemacError as again:
+                assert again.diagnostics == error.diagnostics
+            else:
+                raise AssertionError(f"piecewise parse accepted {text!r}") from None
+            continue
+        got = parser.parse(text, file="f.yaml", line=line, column=column)
+        assert_same_with_spans(got, whole)
+        line += 1
+
+
+def test_schemas_remember_their_text_only_when_it_is_canonical() -> None:
+    schema = SchemaParser().parse("f(Tensor self, *, int[2] s=1) -> Tensor")
+    assert object.__getattribute__(schema, "_text") == str(schema)
+    built = FunctionSchema(schema.name, schema.arguments, schema.returns)
+    try:
+        object.__getattribute__(built, "_text")
+    except AttributeError:
+        pass
     else:
-        assert got == expected, pieces
+        raise AssertionError("a schema built from parts has a remembered text")
+    assert str(built) == schema_text(schema) == str(schema)

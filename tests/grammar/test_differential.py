@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from schemac import SchemacError, parse_schema
 from schemac.diagnostics import SchemaSyntaxError
 from schemac.frontend.schema_parser import SchemaParser, _parse_whole
+from schemac.ir.schema import schema_text
 
 from . import strategies
 from .reference import strictness_classes, torchgen_parse
@@ -109,9 +110,14 @@ def test_piecewise_parse_equals_whole_parse(text: str) -> None:
 
 
 def assert_same_with_spans(a: object, b: object) -> None:
-    """Equality including the spans that ``==`` ignores."""
+    """Equality including the spans that ``==`` ignores, and the same printed text.
+
+    ``str(a)`` may be the text the parser remembered (Note [Schemas that print
+    as written]); ``schema_text`` prints ``b`` from its parts.
+    """
     assert a == b
     assert _spans(a) == _spans(b)
+    assert str(a) == schema_text(b)  # type: ignore[arg-type]
 
 
 def _spans(schema: object) -> list[object]:

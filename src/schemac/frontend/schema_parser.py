@@ -14,7 +14,7 @@ file the string came from.
 from __future__ import annotations
 
 import re
-from typing import cast
+from typing import NamedTuple, cast
 
 from lark import Lark
 from lark.exceptions import (
@@ -42,8 +42,16 @@ from schemac.frontend.schema_transformer import (
 from schemac.ir.names import (
     OperatorName,
 )
-from schemac.ir.schema import Annotation, Argument, Arguments, FunctionSchema, Return
-from schemac.ir.types import BASE_TYPE_NAMES, BaseType, ListType, OptionalType, Type
+from schemac.ir.schema import (
+    Annotation,
+    Argument,
+    Arguments,
+    FunctionSchema,
+    Return,
+    remember_text,
+    returns_text,
+)
+from schemac.ir.types import BASE_TYPE_NAMES, TENSOR, BaseType, ListType, OptionalType, Type
 
 
 class SchemaParser:
@@ -71,8 +79,8 @@ class SchemaParser:
     """
 
     def __init__(self) -> None:
-        self._arguments: dict[str, Argument | KwargMarker] = {}
-        self._returns: dict[str, tuple[Return, ...]] = {}
+        self._arguments: dict[str, _ArgumentPiece] = {}
+        self._returns: dict[str, _ReturnsPiece] = {}
         # Operator names are nearly all distinct, but made of ~1,500 base
         # names and ~200 overload names; each piece is parsed once.
         self._base_names: dict[str, OperatorName] = {}
@@ -176,41 +184,151 @@ class SchemaParser:
     def _parse_in_pieces(
         self, text: str, file: str, line: int, column: int
     ) -> FunctionSchema | None:
+        """The schema from its memoised pieces, or None to take the whole-schema parse."""
         open_paren = text.find("(")
         close = text.find(") -> ", open_paren)
         if open_paren <= 0 or close < 0:
             return None
         try:
-            name = self._operator_name(text[:open_paren])
-            items: list[object] = []
-            offset = open_paren + 1
-            if close > offset:
-                for piece in text[offset:close].split(", "):
-                    items.append(self._argument_item(piece, file, line, column + offset))
-                    offset += len(piece) + 2
-            returns_at = close + len(") -> ")
-            returns = self._return_list(text[returns_at:], file, line, column + returns_at)
-            arguments = _sections(items) if items else Arguments()
+            name_text = text[:open_paren]
+            name = self._operator_name(name_text)
+            arguments = self._arguments_at(text, open_paren, close, file, line, column)
             if arguments is None:
                 return None
-            return FunctionSchema(
+            returns_at = close + len(") -> ")
+            returns = self._returns_at(text[returns_at:], file, line, column + returns_at - 1)
+            if returns is None:
+                return None
+            schema = FunctionSchema(
                 name=name,
-                arguments=arguments,
-                returns=returns,
+                arguments=arguments[0],
+                returns=returns[0],
                 span=span_from_fields((file, line, column, line, column + len(text))),
                 name_span=span_from_fields((file, line, column, line, column + open_paren)),
             )
         except (UnexpectedInput, VisitError, SemanticProblems, SchemacError):
             return None
+        # See Note [Schemas that print as written] in schemac.ir.schema.
+        if arguments[1] and returns[1] and str(name) == name_text:
+            remember_text(schema, text)
+        return schema
 
-    def _argument_item(self, piece: str, file: str, line: int, column: int) -> object:
-        item = self._arguments.get(piece)
-        if item is None:
-            item = self._plain_argument(piece) or cast(
-                "Argument | KwargMarker", _transform_piece(piece, "argument_item")
+    def _arguments_at(
+        self, text: str, open_paren: int, close: int, file: str, line: int, column: int
+    ) -> tuple[Arguments, bool] | None:
+        """The arguments between ``open_paren`` and ``close``, and whether they print as written.
+
+        Each piece's IR is rebuilt at its place in the file (see Note
+        [Re-anchoring pieces]) and sorted into its section as
+        ``ToIR.argument_list`` does; a misplaced "*" or out argument gives
+        None, so that the whole-schema parse reports it.
+        """
+        if close == open_paren + 1:
+            return _NO_ARGUMENTS, True
+        positional: list[Argument] = []
+        kwarg_only: list[Argument] = []
+        out: list[Argument] = []
+        section = positional
+        as_written = True
+        memo = self._arguments
+        # Column of a piece's first character, minus 1 (pieces start at column 1).
+        shift = column + open_paren
+        for piece in text[open_paren + 1 : close].split(", "):
+            known = memo.get(piece)
+            if known is None:
+                known = self._argument_piece(piece)
+                if known is None:
+                    return None
+                memo[piece] = known
+            role, piece_as_written, name, ty, default, annotation, start, end, a_start = known
+            if not piece_as_written:
+                as_written = False
+            if role is _MARKER:
+                if section is not positional:
+                    return None
+                section = kwarg_only
+            else:
+                if role is _WRITTEN:
+                    if section is kwarg_only:
+                        section = out
+                elif section is out:
+                    return None
+                if annotation is not None:
+                    annotation = _moved_annotation(annotation, file, line, a_start + shift)
+                span = span_from_fields((file, line, start + shift, line, end + shift))
+                section.append(Argument(name, ty, default, annotation, span))
+            shift += len(piece) + 2
+        if section is kwarg_only and not kwarg_only:
+            return None
+        return Arguments(tuple(positional), tuple(kwarg_only), tuple(out)), as_written
+
+    def _returns_at(
+        self, piece: str, file: str, line: int, shift: int
+    ) -> tuple[tuple[Return, ...], bool] | None:
+        """The return list ``piece`` at column ``shift + 1``, and whether it prints as written."""
+        known = self._returns.get(piece)
+        if known is None:
+            known = self._returns_piece(piece)
+            if known is None:
+                return None
+            self._returns[piece] = known
+        as_written, items = known
+        if not items:
+            return (), as_written
+        returns: list[Return] = []
+        for name, ty, annotation, start, end, a_start in items:
+            if annotation is not None:
+                annotation = _moved_annotation(annotation, file, line, a_start + shift)
+            span = span_from_fields((file, line, start + shift, line, end + shift))
+            returns.append(Return(name, ty, annotation, span))
+        return tuple(returns), as_written
+
+    def _argument_piece(self, piece: str) -> _ArgumentPiece | None:
+        """What :meth:`_parse_in_pieces` keeps of one argument text; None if it spans lines."""
+        item = self._plain_argument(piece) or cast(
+            "Argument | KwargMarker", _transform_piece(piece, "argument_item")
+        )
+        if not _on_first_line(item.span):
+            return None
+        if type(item) is KwargMarker:
+            return _ArgumentPiece(_MARKER, piece == "*", "", TENSOR, None, None, 0, 0, 0)
+        assert isinstance(item, Argument)
+        annotation = item.annotation
+        a_start = 0
+        if annotation is not None:
+            if not _on_first_line(annotation.span):
+                return None
+            a_start = annotation.span.column
+        span = item.span
+        return _ArgumentPiece(
+            _WRITTEN if item.is_write else _READ,
+            str(item) == piece,
+            item.name,
+            item.type,
+            item.default,
+            annotation,
+            span.column,
+            span.end_column,
+            a_start,
+        )
+
+    def _returns_piece(self, piece: str) -> _ReturnsPiece | None:
+        """What :meth:`_parse_in_pieces` keeps of one return list; None if it spans lines."""
+        returns = self._plain_returns(piece)
+        if returns is None:
+            returns = cast("tuple[Return, ...]", _transform_piece(piece, "returns"))
+        items: list[_ReturnPiece] = []
+        for ret in returns:
+            annotation = ret.annotation
+            if not _on_first_line(ret.span) or (
+                annotation is not None and not _on_first_line(annotation.span)
+            ):
+                return None
+            a_start = 0 if annotation is None else annotation.span.column
+            items.append(
+                (ret.name, ret.type, annotation, ret.span.column, ret.span.end_column, a_start)
             )
-            self._arguments[piece] = item
-        return _anchored(item, file, line, column)
+        return returns_text(returns) == piece, tuple(items)
 
     def _plain_argument(self, piece: str) -> Argument | None:
         """``Type[(a[!])][?|[N]]* name[=default]`` without the Lark parse, or None.
@@ -277,15 +395,6 @@ class SchemaParser:
             end = typed[1].span.end_column
         return Return(name, typed[0], typed[1], Span("", 1, offset + 1, 1, end))
 
-    def _return_list(self, piece: str, file: str, line: int, column: int) -> tuple[Return, ...]:
-        returns = self._returns.get(piece)
-        if returns is None:
-            returns = self._plain_returns(piece)
-            if returns is None:
-                returns = cast("tuple[Return, ...]", _transform_piece(piece, "returns"))
-            self._returns[piece] = returns
-        return tuple(cast(Return, _anchored(r, file, line, column)) for r in returns)
-
 
 def _shortcut_type(match: re.Match[str], offset: int) -> tuple[Type, Annotation | None] | None:
     """The type and annotation of a piece a shortcut shape matched at ``offset``.
@@ -312,34 +421,64 @@ def _shortcut_type(match: re.Match[str], offset: int) -> tuple[Type, Annotation 
     return ty, Annotation((alias,), match.group("write") is not None, (), span)
 
 
-def _sections(items: list[object]) -> Arguments | None:
-    """``ToIR.argument_list`` for well-formed items; None where it would report a problem.
+#: The role of an argument piece in sorting arguments into sections.
+_MARKER, _READ, _WRITTEN = "*", "read", "written"
 
-    The same split (positional, then keyword-only after "*", then out= from
-    the first written keyword-only argument) without building a transformer
-    per schema; a misplaced "*" or out argument takes the whole-schema parse,
-    whose transformer reports it.
+
+class _ArgumentPiece(NamedTuple):
+    """One memoised argument text, ready to be rebuilt at any place in a file.
+
+    Note [Re-anchoring pieces]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A memoised piece was parsed on its own, so its spans say line 1 and count
+    columns from the piece's first character.  Every occurrence needs its own
+    IR node with spans in the file (~16,000 per load), so the memo keeps the
+    node's fields and its columns unpacked, and the loop of
+    :meth:`SchemaParser._parse_in_pieces` builds the node directly: a piece
+    lies on one line (the grammar has no line breaks; a piece that somehow
+    spans lines is not memoised and its schema takes the whole-schema parse),
+    so a span is ``(file, line, start + shift, line, end + shift)``, and both
+    line fields are the same int object, one per schema rather than two per
+    span.
     """
-    positional: list[Argument] = []
-    kwarg_only: list[Argument] = []
-    out: list[Argument] = []
-    section = positional
-    for item in items:
-        if type(item) is KwargMarker:
-            if section is not positional:
-                return None
-            section = kwarg_only
-            continue
-        annotation = item.annotation  # type: ignore[attr-defined]
-        if annotation is not None and annotation.is_write:
-            if section is kwarg_only:
-                section = out
-        elif section is out:
-            return None
-        section.append(item)  # type: ignore[arg-type]
-    if section is kwarg_only and not kwarg_only:
-        return None
-    return Arguments(tuple(positional), tuple(kwarg_only), tuple(out))
+
+    role: str
+    #: Whether the piece prints as written (Note [Schemas that print as written]).
+    as_written: bool
+    name: str
+    type: Type
+    default: str | None
+    annotation: Annotation | None
+    start: int
+    end: int
+    #: Start column of the annotation's span (0 when there is none).
+    annotation_start: int
+
+
+#: A memoised return item: name, type, annotation, span start and end, annotation start.
+_ReturnPiece = tuple["str | None", Type, "Annotation | None", int, int, int]
+#: A memoised return list: whether it prints as written, and its items.
+_ReturnsPiece = tuple[bool, tuple[_ReturnPiece, ...]]
+
+_NO_ARGUMENTS = Arguments()
+
+
+def _on_first_line(span: Span) -> bool:
+    return span.line == 1 and span.end_line == 1
+
+
+def _moved_annotation(annotation: Annotation, file: str, line: int, start: int) -> Annotation:
+    """A memoised piece's annotation at its place in the file.
+
+    Its span is its alias set's, which is one letter or a few joined by "|".
+    """
+    width = annotation.span.end_column - annotation.span.column
+    return Annotation(
+        annotation.alias_set,
+        annotation.is_write,
+        annotation.alias_set_after,
+        span_from_fields((file, line, start, line, start + width)),
+    )
 
 
 #: A default string literal that cannot contain a separator of Note [Piecewise parsing].
@@ -397,38 +536,6 @@ def _transform_piece(piece: str, start: str) -> object:
     if transformer.problems:
         raise SemanticProblems(transformer.problems)
     return result
-
-
-def _anchored(item: object, file: str, line: int, column: int) -> object:
-    """A memoised piece re-anchored at ``file:line:column``.
-
-    Runs once per argument and return of every schema (~16,000 times for
-    torch's files), so the span arithmetic is written out here rather than
-    going through a helper per span.
-    """
-    dl, dc = line - 1, column - 1
-    span = item.span  # type: ignore[attr-defined]
-    moved = span_from_fields(
-        (file, span.line + dl, span.column + dc, span.end_line + dl, span.end_column + dc)
-    )
-    kind = type(item)
-    if kind is KwargMarker:
-        return KwargMarker(moved)
-    annotation = item.annotation  # type: ignore[attr-defined]
-    if annotation is not None:
-        at = annotation.span
-        annotation = Annotation(
-            annotation.alias_set,
-            annotation.is_write,
-            annotation.alias_set_after,
-            span_from_fields(
-                (file, at.line + dl, at.column + dc, at.end_line + dl, at.end_column + dc)
-            ),
-        )
-    if kind is Argument:
-        return Argument(item.name, item.type, item.default, annotation, moved)  # type: ignore[attr-defined]
-    assert kind is Return
-    return Return(item.name, item.type, annotation, moved)  # type: ignore[attr-defined]
 
 
 def parse_schema(

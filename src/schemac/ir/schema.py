@@ -237,14 +237,11 @@ class FunctionSchema:
 
     # Printed once per instance: backends print the same schema for several
     # files (comments, schema strings, registrations), ~2,300 times for the
-    # python bindings alone.
+    # python bindings alone.  The parser usually knows the text already; see
+    # remember_text.
     @functools.cached_property
     def _text(self) -> str:
-        if len(self.returns) == 1:
-            returns = str(self.returns[0])
-        else:
-            returns = "(" + ", ".join(map(str, self.returns)) + ")"
-        return f"{self.name}({self.arguments}) -> {returns}"
+        return schema_text(self)
 
     # -- classification ------------------------------------------------------
     @property
@@ -306,6 +303,34 @@ class FunctionSchema:
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return attrs.evolve(self, name=name)
+
+
+def schema_text(schema: FunctionSchema) -> str:
+    """The canonical text of ``schema``, printed from its parts (what ``str()`` gives)."""
+    return f"{schema.name}({schema.arguments}) -> {returns_text(schema.returns)}"
+
+
+def returns_text(returns: tuple[Return, ...]) -> str:
+    """A return list as a schema spells it: ``()``, ``Tensor`` or ``(Tensor a, Tensor b)``."""
+    if len(returns) == 1:
+        return str(returns[0])
+    return "(" + ", ".join(map(str, returns)) + ")"
+
+
+def remember_text(schema: FunctionSchema, text: str) -> None:
+    """Make ``text`` the schema's printed form, to be returned by ``str(schema)``.
+
+    Note [Schemas that print as written]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    Printing a schema walks every argument, type and annotation (~5 us), and
+    backends print nearly every schema of the files they were given.  But a
+    schema read from a file was written in canonical form (the grammar accepts
+    nothing else), so the parser, which checks that each piece it cut the text
+    into prints as written, hands the text over instead and the walk never
+    happens.  ``text`` must equal :func:`schema_text` of ``schema``; the
+    parser's property tests check that it does.
+    """
+    object.__setattr__(schema, "_text", text)
 
 
 def _error(span: Span, message: str, hint: str | None = None) -> Diagnostic:
