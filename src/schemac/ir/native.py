@@ -108,15 +108,17 @@ class NativeFunction:
     @functools.cached_property
     def is_view_op(self) -> bool:
         """Whether it returns an alias of an input (or is an in-place view)."""
-        for ret in self.func.returns:
+        func = self.func
+        for ret in func.returns:
             if ret.annotation is not None and not ret.annotation.is_write:
                 return True
-        if "inplace_view" in self.tags and str(self.name) not in ("resize_", "resize_as_"):
+        if "inplace_view" in self.tags and str(func.name) not in ("resize_", "resize_as_"):
             return True
-        return any(
-            a.annotation is not None and "*" in a.annotation.alias_set_after
-            for a in self.func.arguments.flat_all
-        )
+        # A plain loop, not any() over a generator: asked of every function.
+        for a in func.arguments.flat_all:
+            if a.annotation is not None and "*" in a.annotation.alias_set_after:
+                return True
+        return False
 
     def span_of(self, field: str) -> Span:
         """Where ``field`` was written; the entry's span if it was not."""

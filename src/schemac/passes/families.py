@@ -24,16 +24,17 @@ Families = dict[Hashable, dict[SchemaKind, NativeFunction]]
 def bucket_by_signature(functions: Iterable[NativeFunction], sink: DiagnosticSink) -> Families:
     families: Families = {}
     for f in functions:
-        members = families.setdefault(f.func.family_key, {})
-        kind = f.func.kind()
-        other = members.get(kind)
-        if other is not None:
+        func = f.func
+        members = families.setdefault(func.family_key, {})
+        kind = func.kind()
+        # One look-up (SchemaKind hashes in Python): f goes in unless its kind is taken.
+        count = len(members)
+        other = members.setdefault(kind, f)
+        if len(members) == count:
             sink.error(
                 f.span_of("func"),
                 f"'{f.name}' and '{other.name}' are both {kind.value} variants of "
                 f"the same operator signature",
                 "give one of them a different signature, or remove it",
             )
-            continue
-        members[kind] = f
     return families

@@ -137,8 +137,9 @@ class GenerateVariants(Pass):
         return attrs.evolve(
             module,
             functions=module.functions + tuple(f for f, _ in new),
+            # The pairs as stored (items() would look every key up again).
             resolutions=FrozenMap(
-                tuple(module.resolutions.items()) + tuple((f.name, r) for f, r in new)
+                module.resolutions.items_ + tuple([(f.func.name, r) for f, r in new])
             ),
         )
 
@@ -152,7 +153,18 @@ class GenerateVariants(Pass):
         fs = list(members.values())
         if _skipped_family(fs, module):
             return
-        out = members.get(SchemaKind.out)
+        # Read by identity in one walk: every dict look-up would hash a
+        # SchemaKind in Python (Enum.__hash__), five per family.
+        out = inplace = mutable = functional = None
+        for kind, f in members.items():
+            if kind is SchemaKind.out:
+                out = f
+            elif kind is SchemaKind.inplace:
+                inplace = f
+            elif kind is SchemaKind.mutable:
+                mutable = f
+            elif kind is SchemaKind.functional:
+                functional = f
         if out is not None and len(members) == 1:
             if str(out.name) not in self.lone_out_ops:
                 sink.error(
@@ -161,11 +173,10 @@ class GenerateVariants(Pass):
                     "add the functional operator it computes into",
                 )
             return
-        inplace = members.get(SchemaKind.inplace)
         if inplace is not None and str(inplace.name) in self.ungroupable_inplace_ops:
             return
 
-        source = members.get(SchemaKind.mutable) or inplace or out or members[SchemaKind.functional]
+        source = mutable or inplace or out or functional or members[SchemaKind.functional]
         can_have_out = source.func.kind() is SchemaKind.inplace or any(
             _tensor_like(r.type) for r in source.func.returns
         )
@@ -183,7 +194,7 @@ class GenerateVariants(Pass):
             synthesised = _synthesise(source, schema, module)
             new.append(synthesised)
             out = synthesised[0]
-        if SchemaKind.functional not in members and out is not None:
+        if functional is None and out is not None:
             schema = _build(functional_variant_schema, source, "functional", sink)
             if schema is not None:
                 new.append(_synthesise(source, schema, module))
@@ -206,7 +217,11 @@ def _skipped_family(fs: list[NativeFunction], module: Module) -> bool:
         return True
     if core:
         return False
-    return all(module.resolution(f.name).has_composite_implicit_autograd_kernel for f in fs)
+    resolutions = module.resolutions
+    for f in fs:  # noqa: SIM110 - a plain loop: any() over a generator costs more
+        if not resolutions[f.func.name].has_composite_implicit_autograd_kernel:
+            return False
+    return True
 
 
 def _report_name_clashes(
