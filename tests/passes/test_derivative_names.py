@@ -116,3 +116,46 @@ def test_saving_never_adds_a_property_anchor(real_module: Module) -> None:
                 assert {a for a in anchors if a in rewritten} <= before, formula.text
                 checked += 1
     assert checked > 500
+
+
+@given(
+    formula=st.lists(
+        st.sampled_from(
+            [
+                "grad",
+                "self",
+                "self_sym_sizes",
+                "other_numel",
+                "x",
+                "mul",
+                "i",
+                "q",
+                "(",
+                ")",
+                ".",
+                ",",
+                " ",
+                "*",
+            ]
+        ),
+        max_size=10,
+    ).map("".join),
+    variables=st.lists(st.sampled_from(["self", "other", "x"]), unique=True),
+    foreach=st.booleans(),
+)
+def test_two_tier_backward_names_decide_as_the_full_set(
+    formula: str, variables: list[str], foreach: bool
+) -> None:
+    """The small set, then the full one, accepts exactly what the full set does."""
+    from schemac.passes.derivatives_formulas import FormulaScope, _BackwardNames
+    from schemac.passes.derivatives_vocabulary import CPP_TYPES, CPP_WORDS
+
+    scope = FormulaScope(CALLABLES)
+    names = _BackwardNames(("grad_x",), tuple((v, None) for v in variables), foreach, scope)
+    full = names.all()
+    assert names.common <= full
+
+    def known(allowed: set[str]) -> bool:
+        return all_names_known(formula, allowed, scope.callables, CPP_TYPES, CPP_WORDS)
+
+    assert (known(names.common) or known(full)) == known(full)

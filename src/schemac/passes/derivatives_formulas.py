@@ -26,7 +26,7 @@ from schemac.ir.autograd import (
 from schemac.ir.derivatives import Formula
 from schemac.ir.evolve import evolve
 from schemac.ir.native import NativeFunction, Variant
-from schemac.ir.schema import SchemaKind
+from schemac.ir.schema import FunctionSchema, SchemaKind
 from schemac.ir.types import BaseTy, ListType, Type, is_like
 from schemac.passes.derivatives_names import all_names_known, free_names
 from schemac.passes.derivatives_saved import (
@@ -134,15 +134,9 @@ def analyse_key(
     non_differentiable: list[str] = []
     with_derivatives: set[str] = set()
     # What every backward formula of this key may read; built once per key, not per formula.
-    returns = tuple(
-        zip(formula_return_names(schema), (r.type for r in schema.returns), strict=True)
-    )
-    allowed = set(BACKWARD_BUILTINS) | set(available)
-    for name, _ in cpp_args + returns:
-        allowed.add(name)
-        allowed |= scope.saved_names(name)
-    if is_foreach(schema):
-        allowed.add("i")
+    return_names = formula_return_names(schema)
+    returns = tuple(zip(return_names, (r.type for r in schema.returns), strict=True))
+    allowed = _BackwardNames(available, cpp_args + returns, is_foreach(schema), scope)
     for formula in sorted(backward, key=_raw_key):
         if formula.text.lower().strip() == NON_DIFFERENTIABLE:
             non_differentiable += formula.variables
@@ -158,14 +152,87 @@ def analyse_key(
     args = tuple(
         DifferentiableArgument(name, ty) for name, ty in cpp_args if name in with_derivatives
     )
+    forward_names = _ForwardNames(schema, cpp_args, return_names)
     forwards = [
         fw
         for formula in sorted(forward, key=_raw_key)
-        if (fw := _forward(f, formula, scope, sink)) is not None
+        if (fw := _forward(f, formula, forward_names, scope, sink)) is not None
     ]
     finished = _finish_forwards(f, defn_name, arg_names, derivatives, forwards, args, sink)
     _check_grad_usage(derivatives, backward, sink)
     return KeyAnalysis(tuple(derivatives), finished, args, tuple(non_differentiable), available)
+
+
+class _BackwardNames:
+    """The free names a key's backward formulas may use, in two tiers.
+
+    The common names (builtins, named gradients, arguments, results) are a
+    small set built at once.  Each variable's spelled-out saved properties
+    (``self_sym_sizes``, ... seventeen per variable) are also allowed, but
+    formulas almost never write them, so that full set is built only for a
+    formula that uses a name outside the small one.  A formula passes the
+    check exactly when it would against the full set: every name the small
+    set knows, the full one knows too.
+    """
+
+    def __init__(
+        self,
+        available: tuple[str, ...],
+        variables: tuple[tuple[str, Type | None], ...],
+        foreach: bool,
+        scope: FormulaScope,
+    ) -> None:
+        common = set(BACKWARD_BUILTINS) | set(available)
+        common.update([name for name, _ in variables])
+        if foreach:
+            common.add("i")
+        self.common = common
+        self._available = available
+        self._variables = variables
+        self._foreach = foreach
+        self._scope = scope
+        self._all: set[str] | None = None
+
+    def all(self) -> set[str]:
+        """Every allowed name, saved properties included (built once)."""
+        if self._all is None:
+            allowed = set(BACKWARD_BUILTINS) | set(self._available)
+            for name, _ in self._variables:
+                allowed.add(name)
+                allowed |= self._scope.saved_names(name)
+            if self._foreach:
+                allowed.add("i")
+            self._all = allowed
+        return self._all
+
+
+class _ForwardNames:
+    """The free names a key's forward formulas may use; built on first use, once per key."""
+
+    def __init__(
+        self,
+        schema: FunctionSchema,
+        cpp_args: tuple[tuple[str, Type | None], ...],
+        return_names: tuple[str, ...],
+    ) -> None:
+        self._schema = schema
+        self._cpp_args = cpp_args
+        self._return_names = return_names
+        self._all: set[str] | None = None
+
+    def all(self) -> set[str]:
+        if self._all is None:
+            schema = self._schema
+            allowed = {"result", "original_self_p", "original_self_t"}
+            allowed |= set(self._return_names)
+            allowed |= {r.name for r in schema.returns if r.name is not None}
+            for arg in schema.arguments.flat_all:
+                allowed |= {arg.name, f"{arg.name}_p", f"{arg.name}_t"}
+            allowed |= {name for name, _ in self._cpp_args}
+            if is_foreach(schema):
+                allowed.add("i")
+            self._all = allowed
+        return self._all
 
 
 def _backward(
@@ -174,7 +241,7 @@ def _backward(
     cpp_args: tuple[tuple[str, Type | None], ...],
     returns: tuple[tuple[str, Type], ...],
     available: tuple[str, ...],
-    allowed: set[str],
+    allowed: _BackwardNames,
     scope: FormulaScope,
     sink: DiagnosticSink,
 ) -> Derivative | None:
@@ -190,7 +257,9 @@ def _backward(
                 hint,
             )
             return None
-    _check_names(formula, allowed, scope, sink)
+    # The small set first (see _BackwardNames); it almost always suffices.
+    if not all_names_known(formula.text, allowed.common, scope.callables, CPP_TYPES, CPP_WORDS):
+        _check_names(formula, allowed.all(), scope, sink)
     try:
         rewritten, saved_inputs = save_variables(text, cpp_args, formula.variables)
         rewritten, saved_outputs = save_variables(rewritten, returns, formula.variables)
@@ -251,7 +320,11 @@ def _check_names(
 
 
 def _forward(
-    f: NativeFunction, formula: Formula, scope: FormulaScope, sink: DiagnosticSink
+    f: NativeFunction,
+    formula: Formula,
+    allowed: _ForwardNames,
+    scope: FormulaScope,
+    sink: DiagnosticSink,
 ) -> ForwardDerivative | None:
     schema = f.func
     names = formula.variables
@@ -272,15 +345,7 @@ def _forward(
         )
         return None
     if formula.text not in (AUTO_ELEMENT_WISE, AUTO_LINEAR):
-        allowed = {"result", "original_self_p", "original_self_t"}
-        allowed |= set(formula_return_names(schema))
-        allowed |= {r.name for r in schema.returns if r.name is not None}
-        for arg in schema.arguments.flat_all:
-            allowed |= {arg.name, f"{arg.name}_p", f"{arg.name}_t"}
-        allowed |= {name for name, _ in cpp_arguments(schema)}
-        if is_foreach(schema):
-            allowed.add("i")
-        _check_names(formula, allowed, scope, sink)
+        _check_names(formula, allowed.all(), scope, sink)
     return ForwardDerivative(
         var_names=names, var_types=tuple(types), formula=formula.text, span=formula.span
     )

@@ -35,20 +35,21 @@ def uses_ident(formula: str, name: str) -> bool:
     """
     if not name:
         return re.search(ident_pattern(name), formula) is not None
-    size = len(formula)
     start = formula.find(name)
+    if start < 0:
+        return False  # the usual answer, decided by one search
+    size = len(formula)
+    length = len(name)
     while start >= 0:
-        end = start + len(name)
-        if (start == 0 or not _is_word(formula[start - 1])) and (
-            end == size or not _is_word(formula[end])
-        ):
+        # A word character is alphanumeric or '_' (tested inline: a call per
+        # neighbour would cost more than the test); " " stands for either end.
+        end = start + length
+        before = formula[start - 1] if start else " "
+        after = formula[end] if end < size else " "
+        if not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_"):
             return True
         start = formula.find(name, start + 1)
     return False
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 @attrs.frozen
@@ -143,10 +144,12 @@ def save_variables(
     saved: list[SavedAttribute] = []
     # Rewrites only ever remove anchors (no replacement contains one; a test
     # checks), so the rules whose anchor is absent now stay unmatched.
-    rules = [rule for rule in _RULES if rule.anchor in formula]
+    rules: list[_Rule] | None = None
     for name, ty in variables:
         if name not in formula:
             continue  # nothing to substitute or save; skips compiling patterns
+        if rules is None:  # only once some variable occurs in the formula
+            rules = [rule for rule in _RULES if rule.anchor in formula]
         for rule in rules:
             if rule.anchor not in formula:
                 continue
@@ -155,7 +158,9 @@ def save_variables(
                 _Saver(rule, name, ty, var_names, saved),
                 formula,
             )
-        if ty == _OPTIONAL_STRING:
+        # The class test first: == between types of different classes makes
+        # two Python-level __eq__ calls.
+        if type(ty) is OptionalType and ty == _OPTIONAL_STRING:
             # Saved optional strings are handed to formulas as string views.
             formula = re.sub(
                 rf"\b{re.escape(name)}\b",
