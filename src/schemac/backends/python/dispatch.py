@@ -35,7 +35,7 @@ from schemac.backends.python.return_types import structseq_key
 from schemac.backends.python.signatures import ArgumentMemo, PythonSignature
 from schemac.backends.python.unpack import accessor_of
 from schemac.ir.native import NativeFunction, Variant
-from schemac.ir.schema import Argument, Return, SchemaKind
+from schemac.ir.schema import Argument, FunctionSchema, Return, SchemaKind
 
 #: C++ result types ``torch::autograd::utils::wrap`` can convert to Python
 #: (torch/csrc/autograd/utils/wrap_outputs.h); anything else would not compile.
@@ -165,15 +165,24 @@ class CallMemo:
         self._parsed: dict[int, tuple[PythonSignature, dict[str, str]]] = {}
         # One instance per distinct value (there are at most four), so the
         # memos keyed on conventions find them by identity, not attrs __eq__.
-        self._conventions: dict[Conventions, Conventions] = {}
+        self._conventions: dict[tuple[bool, bool, bool], Conventions] = {}
         # Keyed by the function's identity (a function bound both as torch.*
         # and as a Tensor method is asked twice); each entry keeps its
         # function alive, so an identity cannot be reused within the memo.
         self._facts: dict[int, tuple[NativeFunction, _FunctionFacts]] = {}
 
     def conventions(self, function: NativeFunction) -> Conventions:
-        conv = Conventions.of(function)
-        return self._conventions.setdefault(conv, conv)
+        # Keyed by the fields Conventions.of reads: building and hashing a
+        # Conventions per function (attrs' Python-level __hash__) cost more.
+        key = (
+            function.use_const_ref_for_mutable_tensors,
+            function.structured,
+            function.structured_delegate is None,
+        )
+        conv = self._conventions.get(key)
+        if conv is None:
+            conv = self._conventions[key] = Conventions.of(function)
+        return conv
 
     def facts(self, function: NativeFunction) -> _FunctionFacts:
         hit = self._facts.get(id(function))
@@ -239,26 +248,39 @@ class _FunctionFacts(NamedTuple):
 
 
 def _function_facts(function: NativeFunction, memo: CallMemo) -> _FunctionFacts:
+    schema = function.func
+    # Printed here for the comment; the callee and traceability tests read it too.
+    text = str(schema)
     conv = memo.conventions(function)
     returns = memo.return_type(function, conv)
     returns_first = (
         returns == "void"
-        and str(function.func.name).startswith("_foreach_")
-        and function.func.kind() is SchemaKind.inplace
+        and str(schema.name).startswith("_foreach_")
+        and schema.kind() is SchemaKind.inplace
     )
-    name = cpp_name(function.func)
+    name = cpp_name(schema)
     # Asked once: variants is a frozenset of enum members, whose hash is a Python call.
     method_variant = Variant.method in function.variants
     return _FunctionFacts(
         cpp_name=name,
         conventions=conv,
-        comment=f"// aten::{function.func}",
+        comment=f"// aten::{text}",
         returns=returns,
         returns_first_argument=returns_first,
         callee=_callee(function, name, method_variant),
         method_variant=method_variant,
         traceable=is_traceable(function),
     )
+
+
+def takes_symint(schema: FunctionSchema) -> bool:
+    """:func:`~schemac.backends.aten.signatures.cpp_api.has_symint`, quicker on most schemas.
+
+    A SymInt argument prints ``SymInt`` in the schema's text, which is printed
+    once per schema and kept: one substring test rules out nearly every
+    schema without visiting its arguments' types.
+    """
+    return "SymInt" in str(schema) and has_symint(schema)
 
 
 def _lambda_params(
@@ -315,7 +337,7 @@ def _callee(function: NativeFunction, plain_name: str, method_variant: bool) -> 
 
     ``plain_name`` is :func:`cpp_name` without ``_symint``, already spelled by the caller.
     """
-    name = cpp_name(function.func, symint=True) if has_symint(function.func) else plain_name
+    name = cpp_name(function.func, symint=True) if takes_symint(function.func) else plain_name
     if method_variant:
         return f"self.{name}"
     if Variant.function not in function.variants:

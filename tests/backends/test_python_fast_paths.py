@@ -1,0 +1,115 @@
+"""The python target's shortcuts agree with the plain definitions they stand for.
+
+Each shortcut answers a question about a schema more cheaply (a substring
+test on the schema's text, a memo keyed by identity); a schema generated
+here may contain the words the shortcuts look for in any place - types,
+argument and return names, overload names - and both answers must match.
+"""
+
+from __future__ import annotations
+
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from schemac import parse_schema
+from schemac.backends.aten.signatures.cpp_api import has_symint
+from schemac.backends.python.dispatch import takes_symint
+from schemac.backends.python.operators import UNTRACED_OPERATORS, is_traceable
+from schemac.backends.python.signatures import ArgumentMemo, python_argument
+from schemac.diagnostics import SchemacError, Span
+from schemac.ir.native import NativeFunction
+from schemac.ir.schema import Annotation, Argument, FunctionSchema
+from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, is_like
+
+_TYPES = ("Tensor", "Tensor?", "Tensor[]", "int", "SymInt", "SymInt[]", "SymInt[2]", "SymInt?",
+          "Storage", "Storage?", "Storage[]", "Scalar", "int[]")  # fmt: skip
+_NAMES = ("x", "y", "SymInt", "Storage", "self", "z")
+_OPERATORS = ("f", "f.SymInt", "f.Storage", "Storage", "SymInt_f", "_pin_memory")
+_RETURNS = ("Tensor", "Tensor[]", "Tensor?", "int", "SymInt", "Storage", "()", "Tensor Storage",
+            "(int SymInt, Tensor y)")  # fmt: skip
+
+
+@st.composite
+def _schemas(draw: st.DrawFn) -> FunctionSchema:
+    arguments = [
+        f"{draw(st.sampled_from(_TYPES))} {name}"
+        for name in draw(st.lists(st.sampled_from(_NAMES), max_size=4, unique=True))
+    ]
+    operator = draw(st.sampled_from(_OPERATORS))
+    text = f"{operator}({', '.join(arguments)}) -> {draw(st.sampled_from(_RETURNS))}"
+    try:
+        return parse_schema(text)
+    except SchemacError:
+        assume(False)
+        raise
+
+
+def _traceable_by_definition(function: NativeFunction) -> bool:
+    func = function.func
+    if func.name.name.base in UNTRACED_OPERATORS:
+        return False
+    if not any(is_like(r.type, BaseTy.Tensor) for r in func.returns):
+        return False
+    return all(a.type != BaseType(BaseTy.Storage) for a in func.arguments.flat_all)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_schemas())
+def test_takes_symint_is_has_symint(schema: FunctionSchema) -> None:
+    assert takes_symint(schema) == has_symint(schema)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_schemas())
+def test_is_traceable_follows_its_definition(schema: FunctionSchema) -> None:
+    function = NativeFunction(schema)
+    assert is_traceable(function) == _traceable_by_definition(function)
+
+
+def test_the_shortcuts_on_torchs_functions(schemac_module) -> None:  # type: ignore[no-untyped-def]
+    for function in schemac_module.functions:
+        assert takes_symint(function.func) == has_symint(function.func)
+        assert is_traceable(function) == _traceable_by_definition(function)
+
+
+# Fresh type objects per draw, so that equal types are often distinct objects.
+_TYPE_MAKERS = (
+    lambda: BaseType(BaseTy.Tensor),
+    lambda: OptionalType(BaseType(BaseTy.Tensor)),
+    lambda: BaseType(BaseTy.int),
+    lambda: ListType(BaseType(BaseTy.int)),
+    lambda: ListType(BaseType(BaseTy.int), 2),
+    lambda: OptionalType(BaseType(BaseTy.int)),
+)
+_SHARED_TYPES = tuple(make() for make in _TYPE_MAKERS)
+#: Defaults each of those types can take.
+_TYPE_DEFAULTS: tuple[tuple[str | None, ...], ...] = (
+    (None,), (None, "None"), (None, "1", "2"), (None, "[1]"), (None, "1", "[1, 2]"),
+    (None, "None", "1"),
+)  # fmt: skip
+
+
+@st.composite
+def _arguments(draw: st.DrawFn) -> Argument:
+    index = draw(st.integers(0, len(_TYPE_MAKERS) - 1))
+    ty = _SHARED_TYPES[index] if draw(st.booleans()) else _TYPE_MAKERS[index]()
+    annotation = draw(st.sampled_from((None, Annotation(("a",)), Annotation(("a",), True))))
+    return Argument(
+        draw(st.sampled_from(("x", "self"))),
+        ty,
+        draw(st.sampled_from(_TYPE_DEFAULTS[index])),
+        annotation,
+        Span("f.yaml", draw(st.integers(1, 3)), 1, 1, 2),
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_arguments(), min_size=2, max_size=8))
+def test_argument_memo_shares_exactly_equal_arguments(arguments: list[Argument]) -> None:
+    memo = ArgumentMemo()
+    made = memo(tuple(arguments))
+    for first, python_first in zip(arguments, made, strict=True):
+        assert python_first == python_argument(first)
+        for second, python_second in zip(arguments, made, strict=True):
+            assert (python_first is python_second) == (first == second)
+    assert memo(tuple(arguments)) == made
