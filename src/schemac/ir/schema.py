@@ -344,15 +344,19 @@ def _same_alias(a: Annotation | None, b: Annotation | None) -> bool:
 def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
     """True only for a schema none of the rules below objects to, decided without walking them.
 
-    Schemas are built ~6,000 times per compile and nearly all have one of three
+    Schemas are built ~6,000 times per compile and nearly all have one of four
     shapes, each checked here against every rule of
     :func:`_schema_rule_violations` (False just means "walk the rules"):
 
-    - no alias annotation, out argument or in-place name: only "TensorOptions
-      twice" can fire, and it is tested as that rule tests it;
+    - nothing written (no ``!`` annotation, out argument or in-place name), and
+      only Tensor, Tensor? and Tensor[] values annotated (views such as
+      ``Tensor(a) self -> Tensor(a)``): the operator is functional, so only
+      "TensorOptions twice" can fire, and it is tested as that rule tests it;
     - out=: only the out arguments are annotated, each a written ``Tensor``
       (none a scratch buffer) returned in order with its annotation;
-    - in-place: only ``self`` is annotated, a written ``Tensor`` returned alone.
+    - in-place: only ``self`` is annotated, a written ``Tensor`` returned
+      alone, or a written ``Tensor?`` / ``Tensor[]`` (``_foreach_add_``)
+      with nothing returned.
 
     The last two are not functional, so they must have no TensorOptions and no
     "functional" overload name.
@@ -365,9 +369,9 @@ def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
     # no need to look for them (most schemas).
     no_options = len(args.kwarg_only) < _OPTIONS_COUNT or args.tensor_options is None
     if not outs and not inplace:
-        if not (_unannotated(args.positional) and _unannotated(args.kwarg_only)):
-            return False
-        if not _unannotated(returns):
+        if not (
+            _only_read(args.positional) and _only_read(args.kwarg_only) and _only_read(returns)
+        ):
             return False
         return (
             no_options
@@ -392,7 +396,7 @@ def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
             ):
                 return False
         return True
-    if outs or len(returns) != 1:
+    if outs:
         return False
     index = args.self_index
     if index is None:
@@ -400,15 +404,18 @@ def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
     positional = args.positional
     self_arg = positional[index]
     annotation = self_arg.annotation
-    return (
-        annotation is not None
-        and annotation.is_write
-        and self_arg.type == TENSOR
-        and returns[0].annotation == annotation
-        and returns[0].type == TENSOR
-        and _unannotated(positional[:index])
-        and _unannotated(positional[index + 1 :])
-    )
+    if (
+        annotation is None
+        or not annotation.is_write
+        or not _unannotated(positional[:index])
+        or not _unannotated(positional[index + 1 :])
+    ):
+        return False
+    if self_arg.type == TENSOR:
+        return (
+            len(returns) == 1 and returns[0].annotation == annotation and returns[0].type == TENSOR
+        )
+    return not returns and str(self_arg.type) in ANNOTATABLE_TYPES
 
 
 _OPTIONS_COUNT = len(TENSOR_OPTIONS_FIELDS)
@@ -418,6 +425,17 @@ def _unannotated(items: tuple[Argument, ...] | tuple[Return, ...]) -> bool:
     # A plain loop: about twice as fast as all() over a generator, ~15,000 calls per load.
     for item in items:  # noqa: SIM110
         if item.annotation is not None:
+            return False
+    return True
+
+
+def _only_read(items: tuple[Argument, ...] | tuple[Return, ...]) -> bool:
+    """No item is written, and only items of a type that may be annotated are."""
+    for item in items:
+        annotation = item.annotation
+        if annotation is not None and (
+            annotation.is_write or str(item.type) not in ANNOTATABLE_TYPES
+        ):
             return False
     return True
 
