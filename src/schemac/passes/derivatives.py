@@ -63,13 +63,16 @@ class MatchDerivatives(Pass):
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
         scope = formula_scope(module.functions, self.extra_helpers)
-        keys = {f.name: signature_keys(f.func) for f in module.functions}
-        loaded, used_keys = load_entries(module.functions, module.derivatives, scope, sink, keys)
-        add_view_copy_infos(loaded, module.functions, keys)
-        matcher = Matcher(loaded, keys, sink)
+        # One list, in function order: every step walks the functions in order,
+        # so no step needs to look keys up by name.
+        functions = module.functions
+        keys = [signature_keys(f.func) for f in functions]
+        loaded, used_keys = load_entries(functions, module.derivatives, scope, sink, keys)
+        add_view_copy_infos(loaded, functions, keys)
+        matcher = Matcher(loaded, sink)
         matched: list[FunctionAutograd] = []
-        for f in module.functions:
-            found = match_function(f, matcher, sink)
+        for f, key in zip(functions, keys, strict=True):
+            found = match_function(f, key.no_defaults, matcher, sink)
             if found is not None:
                 matched.append(found)
         sink.raise_if_any(PassError)

@@ -12,6 +12,7 @@ then inherit the view's infos unless they have an entry of their own.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable
 
 import attrs
 
@@ -59,14 +60,14 @@ def load_entries(
     entries: tuple[DerivativeEntry, ...],
     scope: FormulaScope,
     sink: DiagnosticSink,
-    keys: dict[OperatorName, SignatureKeys],
+    keys: list[SignatureKeys],
 ) -> tuple[Loaded, tuple[str, ...]]:
-    """``keys``: every function's signature keys (:func:`signature_keys`), by name."""
+    """``keys``: each function's signature keys (:func:`signature_keys`), in order."""
     by_name: dict[OperatorName, NativeFunction] = {}
-    by_signature: dict[SignatureKey, list[NativeFunction]] = defaultdict(list)
-    for f in functions:
-        by_name[f.name] = f
-        by_signature[keys[f.name].plain].append(f)
+    by_signature: dict[Hashable, list[NativeFunction]] = defaultdict(list)
+    for f, key in zip(functions, keys, strict=True):
+        by_name[f.func.name] = f
+        by_signature[key.plain].append(f)
     namer = NodeNamer()
     loaded: Loaded = {}
     used_keys: list[str] = []
@@ -76,7 +77,8 @@ def load_entries(
             sink.error(entry.schema.span, f"no operator '{entry.schema}' in the module")
             continue
         name = base_name(entry.schema)
-        canonical = _canonical(by_signature[keys[found.name].plain], name)
+        # The plain signature key is the schema's family key (computed already).
+        canonical = _canonical(by_signature[found.func.family_key], name)
         if canonical is None:
             sink.error(
                 entry.schema.span,
@@ -189,9 +191,7 @@ def _check_output_differentiability(
 
 
 def add_view_copy_infos(
-    loaded: Loaded,
-    functions: tuple[NativeFunction, ...],
-    keys: dict[OperatorName, SignatureKeys],
+    loaded: Loaded, functions: tuple[NativeFunction, ...], keys: list[SignatureKeys]
 ) -> None:
     """Give each view's ``_copy`` twin the view's infos, unless it has its own."""
     copies = _view_copies(functions, keys)
@@ -224,22 +224,23 @@ def is_view_op(f: NativeFunction) -> bool:
 
 
 def _view_copies(
-    functions: tuple[NativeFunction, ...], keys: dict[OperatorName, SignatureKeys]
+    functions: tuple[NativeFunction, ...], keys: list[SignatureKeys]
 ) -> dict[OperatorName, NativeFunction]:
     """View operator name -> its non-aliasing functional ``_copy`` twin."""
     copies: dict[SignatureKey, NativeFunction] = {}
-    views: list[NativeFunction] = []
-    for f in functions:
-        if is_view_op(f):
-            if not f.func.name.name.inplace:
-                views.append(f)
-        elif f.func.kind() is SchemaKind.functional:
-            copies.setdefault(keys[f.name].view_copy, f)
+    views: list[tuple[NativeFunction, SignatureKey]] = []
+    for f, key in zip(functions, keys, strict=True):
+        func = f.func
+        if f.is_view_op:
+            if not func.name.name.inplace:
+                views.append((f, key.view_copy))
+        elif func.kind() is SchemaKind.functional:
+            copies.setdefault(key.view_copy, f)
     result: dict[OperatorName, NativeFunction] = {}
-    for view in views:
-        copy = copies.get(keys[view.name].view_copy)
+    for view, view_key in views:
+        copy = copies.get(view_key)
         if copy is not None:
-            result[view.name] = copy
+            result[view.func.name] = copy
     return result
 
 

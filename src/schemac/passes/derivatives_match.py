@@ -30,13 +30,12 @@ from schemac.ir.autograd import (
     ForwardDerivative,
     FunctionAutograd,
 )
-from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
 from schemac.passes.derivatives_entries import Loaded, LoadedEntry
 from schemac.passes.derivatives_foreach import foreach_info
 from schemac.passes.derivatives_saved import ident_pattern, uses_ident
-from schemac.passes.derivatives_signature import SignatureKey, SignatureKeys, is_foreach
+from schemac.passes.derivatives_signature import SignatureKey, is_foreach, signature_keys
 
 
 def _is_generated(f: NativeFunction) -> bool:
@@ -52,20 +51,17 @@ class _Found:
 class Matcher:
     """Looks up infos for functions; built once from all loaded entries."""
 
-    def __init__(
-        self, loaded: Loaded, keys: dict[OperatorName, SignatureKeys], sink: DiagnosticSink
-    ) -> None:
+    def __init__(self, loaded: Loaded, sink: DiagnosticSink) -> None:
         self._loaded = loaded
-        self._keys = keys
         self._sink = sink
         self._functional: dict[SignatureKey, LoadedEntry] = {}
         self._non_functional: dict[SignatureKey, LoadedEntry] = {}
-        for name, item in loaded.items():
+        for item in loaded.values():
             schema = item.canonical.func
             table = (
                 self._functional if schema.kind() is SchemaKind.functional else self._non_functional
             )
-            table[keys[name].no_defaults] = item
+            table[signature_keys(schema).no_defaults] = item
         # A foreach operator's reference has its base name without the prefix
         # (see ``is_reference``), so each looks only among those, in table order.
         self._functional_by_base = _by_base(self._functional)
@@ -76,19 +72,21 @@ class Matcher:
     ) -> list[_Candidate]:
         return by_base.get(foreach.name.name.base.split("_foreach_")[-1], [])
 
-    def find(self, f: NativeFunction) -> _Found | None:
-        if _is_generated(f) and f.func.kind() is SchemaKind.out:
+    def find(self, f: NativeFunction, key: SignatureKey) -> _Found | None:
+        """``key``: ``f``'s signature key without defaults (``SignatureKeys.no_defaults``)."""
+        func = f.func
+        generated = _is_generated(f)
+        if generated and func.kind() is SchemaKind.out:
             return None
-        exact = self._loaded.get(f.name)
+        exact = self._loaded.get(func.name)
         if exact is not None:
             return _Found(exact.infos, True)
-        key = self._keys[f.name].no_defaults
-        foreach = is_foreach(f.func)
+        foreach = is_foreach(func)
         functional = self._functional.get(key)
         if functional is not None and not foreach:
             return _Found(functional.infos, False)
         mutable = self._non_functional.get(key)
-        if _is_generated(f) and mutable is not None:
+        if generated and mutable is not None:
             if any(
                 "self" in saved.name for info in mutable.infos for saved in info.all_saved_inputs
             ):
@@ -131,9 +129,10 @@ def _default(infos: tuple[DifferentiabilityInfo, ...]) -> DifferentiabilityInfo 
 
 
 def match_function(
-    f: NativeFunction, matcher: Matcher, sink: DiagnosticSink
+    f: NativeFunction, key: SignatureKey, matcher: Matcher, sink: DiagnosticSink
 ) -> FunctionAutograd | None:
-    found = matcher.find(f)
+    """``key``: as for :meth:`Matcher.find`."""
+    found = matcher.find(f, key)
     if found is None or not found.infos:
         return None
     inplace = f.func.kind() is SchemaKind.inplace
@@ -154,7 +153,7 @@ def match_function(
             rewritten = _inplace_forward(f, info, found.exact, sink)
             fws = () if rewritten is None else (rewritten,)
         forwards.append((info.dispatch_key, fws))
-    return FunctionAutograd(f.name, found.infos, found.exact, tuple(forwards))
+    return FunctionAutograd(f.func.name, found.infos, found.exact, tuple(forwards))
 
 
 def _sub(formula: str, name: str, replacement: str) -> str:

@@ -24,6 +24,11 @@ OPTIONS_NAME = "options"
 #: A hashable signature; equal for variants of one operator.
 SignatureKey = tuple[Hashable, ...]
 
+#: The parts of :func:`schemac.ir.signature.family_key`: base name, dunder
+#: flag, positional and keyword (name, type, default) triples, return types.
+_Triples = tuple[tuple[str, str, str | None], ...]
+FamilyKey = tuple[str, bool, _Triples, _Triples, tuple[str, ...]]
+
 
 def signature_key(
     schema: FunctionSchema, *, strip_default: bool = False, strip_view_copy_name: bool = False
@@ -89,31 +94,35 @@ def signature_keys(schema: FunctionSchema) -> SignatureKeys:
     holds types where :func:`signature_key` holds their spelling: the same
     partition, as two types the grammar can write are equal exactly when they
     print alike.
+
+    Runs for every function, so the helpers are inlined as plain loops.
     """
-    plain = schema.family_key
-    assert isinstance(plain, tuple)
+    plain: FamilyKey = schema.family_key  # type: ignore[assignment]
     base, dunder, positional, kwargs, returns = plain
-    assert isinstance(base, str) and isinstance(positional, tuple) and isinstance(kwargs, tuple)
-    stripped: tuple[tuple[object, object, str | None], ...] = positional
     # Most argument lists have no default to strip: their parts are reused as they are.
-    if _has_default(positional):
-        stripped = tuple([(n, t, None) for n, t, _ in positional])
+    stripped = positional
+    for _, _, default in positional:
+        if default is not None:
+            stripped = tuple([(n, t, None) for n, t, _ in positional])
+            break
     if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
         # As in signature_key(strip_default=True): p keeps its 0.5.
         stripped = tuple((n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in stripped)
     stripped_kwargs = kwargs
-    if _has_default(kwargs):
-        stripped_kwargs = tuple([(n, t, None) for n, t, _ in kwargs])
-    view_base = _view_copy_base(base)
-    view_copy = plain if view_base == base else (view_base, dunder, positional, kwargs, returns)
-    return SignatureKeys(plain, (base, dunder, stripped, stripped_kwargs, returns), view_copy)
-
-
-def _has_default(part: tuple[tuple[object, object, str | None], ...]) -> bool:
-    for _, _, default in part:  # noqa: SIM110 - a plain loop is twice as fast as any()
+    for _, _, default in kwargs:
         if default is not None:
-            return True
-    return False
+            stripped_kwargs = tuple([(n, t, None) for n, t, _ in kwargs])
+            break
+    no_defaults = (base, dunder, stripped, stripped_kwargs, returns)
+    if base.endswith("_copy") or base.endswith("_scatter"):
+        view_copy = (_view_copy_base(base), dunder, positional, kwargs, returns)
+    else:
+        view_copy = plain
+    # tuple.__new__, not SignatureKeys(...): a named tuple's __new__ is a Python call.
+    return _new_keys(SignatureKeys, (plain, no_defaults, view_copy))
+
+
+_new_keys = tuple.__new__
 
 
 def _view_copy_base(base: str) -> str:
