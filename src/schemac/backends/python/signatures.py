@@ -177,7 +177,7 @@ class ArgumentMemo:
     """
 
     def __init__(self) -> None:
-        #: By :meth:`_value_key`, which stands for the argument's value.
+        #: By a key that stands for the argument's value (see __call__).
         self._made: dict[tuple[str, int, str | None, Annotation | None], PythonArgument] = {}
         #: One type object per distinct type value, by the identity of each
         #: type object seen (each entry keeps its key's object alive).
@@ -190,42 +190,49 @@ class ArgumentMemo:
         #: alive, so an identity cannot be reused.
         self.seen: dict[int, tuple[Argument, PythonArgument]] = {}
 
-    def _value_key(self, arg: Argument) -> tuple[str, int, str | None, Annotation | None]:
-        """A key equal for two arguments exactly when the arguments are equal.
-
-        Hashing the argument itself would run attrs' Python-level __hash__
-        over all its fields, once per argument object (~9,000 per compile);
-        this key hashes in C but for the type, whose value is looked up once
-        per type object (types are shared: ~1,200 objects, ~50 values), and
-        the rare annotation.  The span is not part of an argument's value.
-        """
-        ty = arg.type
+    def _canonical_type(self, ty: Type) -> Type:
         hit = self._types.get(id(ty))
         if hit is None:
             hit = self._types[id(ty)] = (ty, self._type_values.setdefault(ty, ty))
-        return (arg.name, id(hit[1]), arg.default, arg.annotation)
+        return hit[1]
 
     def __call__(self, args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
-        # One call per argument list, not per argument: ~9,000 arguments per compile.
+        # One call per argument list, not per argument: ~9,000 arguments per
+        # compile, so the lookups of :meth:`of` are inlined here.
         seen = self.seen
+        made = self._made
+        types = self._types
         result = []
         for arg in args:
             hit = seen.get(id(arg))
-            result.append(hit[1] if hit is not None else self.of(arg))
+            if hit is not None:
+                result.append(hit[1])
+                continue
+            # First sight of this object (nearly every argument): by value.
+            # The key is equal for two arguments exactly when the arguments
+            # are.  Hashing the argument itself would run attrs'
+            # Python-level __hash__ over all its fields; this key hashes in C
+            # but for the type, whose value is looked up once per type object
+            # (types are shared: ~1,200 objects, ~50 values), and the rare
+            # annotation.  The span is not part of an argument's value.
+            ty = arg.type
+            canonical = types.get(id(ty))
+            key = (
+                arg.name,
+                id(canonical[1] if canonical is not None else self._canonical_type(ty)),
+                arg.default,
+                arg.annotation,
+            )
+            python = made.get(key)
+            if python is None:
+                python = made[key] = python_argument(arg)
+            seen[id(arg)] = (arg, python)
+            result.append(python)
         return tuple(result)
 
     def of(self, arg: Argument) -> PythonArgument:
         """The one PythonArgument of ``arg``'s value."""
-        seen = self.seen.get(id(arg))
-        if seen is not None:
-            return seen[1]
-        # First sight of this object (nearly every argument): by value.
-        key = self._value_key(arg)
-        python = self._made.get(key)
-        if python is None:
-            python = self._made[key] = python_argument(arg)
-        self.seen[id(arg)] = (arg, python)
-        return python
+        return self((arg,))[0]
 
 
 def cpp_function_name(schema: FunctionSchema) -> str:
