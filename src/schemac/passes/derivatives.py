@@ -31,7 +31,7 @@ from schemac.ir.autograd import AutogradTable, FunctionAutograd
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 from schemac.passes.base import Pass, PassContext
-from schemac.passes.derivatives_entries import add_view_copy_infos, base_name, load_entries
+from schemac.passes.derivatives_entries import add_view_copy_infos, load_entries
 from schemac.passes.derivatives_formulas import FormulaScope
 from schemac.passes.derivatives_match import Matcher, match_function
 from schemac.passes.derivatives_signature import signature_keys
@@ -43,7 +43,10 @@ def formula_scope(
 ) -> FormulaScope:
     """Every unqualified function a formula may call in this module."""
     operators: set[str] = set()
-    for name in {base_name(f.func) for f in functions}:  # overloads share their base name
+    # Overloads share their base name object (the parser shares them), so each
+    # distinct one is spelled once.
+    for base in {f.func.name.name for f in functions}:
+        name = base.unqualified
         operators |= {name, name.rstrip("_"), f"{name}_symint", f"{name.rstrip('_')}_symint"}
     return FormulaScope(frozenset(operators | AUTOGRAD_HELPERS | CPP_TYPES | extra_helpers))
 

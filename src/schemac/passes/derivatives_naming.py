@@ -21,7 +21,7 @@ from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 
 
 def node_prefix(base_name: str, dispatch_key: str) -> str:
-    camel = "".join(part.title() for part in base_name.split("_"))
+    camel = "".join([part.title() for part in base_name.split("_")])
     prefix = (camel + "Backward").replace("ForwardBackward", "Backward")
     return prefix if dispatch_key == DEFAULT_AUTOGRAD_KEY else prefix + dispatch_key
 

@@ -13,7 +13,7 @@ variables and their names are the ones PyTorch's runtime expects.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import attrs
 
@@ -197,8 +197,10 @@ class _Saver:
         return rule.replacement(name) if rule.replacement is not None else name + suffix
 
 
-def dedup_saved(items: tuple[SavedAttribute, ...]) -> tuple[SavedAttribute, ...]:
+def dedup_saved(items: Sequence[SavedAttribute]) -> tuple[SavedAttribute, ...]:
     """First occurrence of each saved name, in order."""
+    if not items:
+        return ()
     seen: set[str] = set()
     result: list[SavedAttribute] = []
     for item in items:
