@@ -28,6 +28,7 @@ from schemac.frontend.yaml_nodes import (
     SequenceNode,
     YamlDocument,
     scalar_value,
+    string_value,
 )
 from schemac.ir.derivatives import DerivativeEntry, DispatchFormulas, Formula
 from schemac.ir.dispatch import KNOWN_DISPATCH_KEYS
@@ -256,8 +257,10 @@ def _read_formulas(
     output_names = _output_names(schema) if schema else set()
     for span, key_node, value_node in items:
         assert isinstance(key_node, ScalarNode)
-        text = reader.string_of(value_node, f"a formula for '{key_node.value}'")
+        # reader.string_of, with the message built only when it is needed.
+        text = string_value(value_node)
         if text is None:
+            reader.wrong_type(value_node, f"a formula for '{key_node.value}'")
             continue
         pieces = split_pieces(key_node.value)
         names = tuple(name for name, _ in pieces)

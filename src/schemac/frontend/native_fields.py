@@ -12,6 +12,7 @@ position inside the YAML value where possible.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from schemac.diagnostics import SchemacError, Span, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, maps_exactly, text_start
@@ -117,6 +118,30 @@ def _dispatch_keys(
     reader: EntryReader, key_node: ScalarNode, keys_text: str, seen: dict[str, ScalarNode]
 ) -> list[str]:
     """The keys of a ``dispatch:`` row (``CPU, CUDA``); what is wrong is reported."""
+    keys = _plain_dispatch_keys(keys_text, seen)
+    if keys is None:
+        return _checked_dispatch_keys(reader, key_node, keys_text, seen)
+    for key in keys:
+        seen[key] = key_node
+    return keys
+
+
+def _plain_dispatch_keys(keys_text: str, seen: Collection[str]) -> list[str] | None:
+    """The keys of a row that are known, new and distinct, written with ", "; else None.
+
+    Most rows of several keys: :func:`_checked_dispatch_keys` would take each
+    as it is (known keys hold no ',' and no space to strip) and report nothing.
+    """
+    keys = keys_text.split(", ")
+    for key in keys:
+        if key not in KNOWN_DISPATCH_KEYS or key in seen:
+            return None
+    return keys if len(set(keys)) == len(keys) else None
+
+
+def _checked_dispatch_keys(
+    reader: EntryReader, key_node: ScalarNode, keys_text: str, seen: dict[str, ScalarNode]
+) -> list[str]:
     keys: list[str] = []
     for key, offset in split_pieces(keys_text):
         if key in KNOWN_DISPATCH_KEYS and key not in seen:

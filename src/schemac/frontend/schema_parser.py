@@ -88,6 +88,10 @@ class SchemaParser:
         # Whole names too: derivatives.yaml, autogen lists and structured
         # delegates repeat ~1,700 names of native_functions.yaml (names carry no span).
         self._names: dict[str, OperatorName] = {}
+        # The names among them that print as written (Note [Schemas that print
+        # as written]), decided once per base name rather than by printing each.
+        self._names_as_written: set[str] = set()
+        self._bases_as_written: set[str] = set()
         self._base_name_shape = _base_name_shape()
         terminals = _terminal_patterns()
         self._overload_shape = re.compile(terminals["OVERLOAD"])
@@ -134,16 +138,24 @@ class SchemaParser:
         if base is None:
             base = self._base_name(base_text)
             self._base_names[base_text] = base
+            if str(base.name) == base_text:
+                self._bases_as_written.add(base_text)
         if dot < 0:
-            return base
-        overload = text[dot + 1 :]
-        if overload not in self._overloads:
-            # The Token shortcut again: an overload that is one OVERLOAD token
-            # needs no parse; anything else gets Lark's verdict.
-            if self._overload_shape.fullmatch(overload) is None:
-                _parser().parse("_." + overload, start="operator_name")
-            self._overloads.add(overload)
-        name = self._names[text] = OperatorName(base.name, overload)
+            name = base
+        else:
+            overload = text[dot + 1 :]
+            if overload not in self._overloads:
+                # The Token shortcut again: an overload that is one OVERLOAD token
+                # needs no parse; anything else gets Lark's verdict.
+                if self._overload_shape.fullmatch(overload) is None:
+                    _parser().parse("_." + overload, start="operator_name")
+                self._overloads.add(overload)
+            name = OperatorName(base.name, overload)
+        self._names[text] = name
+        # An accepted overload is one OVERLOAD token, never empty, so the name
+        # prints as "base.overload": as written when its base does.
+        if base_text in self._bases_as_written:
+            self._names_as_written.add(text)
         return name
 
     def argument(
@@ -209,7 +221,7 @@ class SchemaParser:
         except (UnexpectedInput, VisitError, SemanticProblems, SchemacError):
             return None
         # See Note [Schemas that print as written] in schemac.ir.schema.
-        if arguments[1] and returns[1] and str(name) == name_text:
+        if arguments[1] and returns[1] and name_text in self._names_as_written:
             remember_text(schema, text)
         return schema
 
