@@ -11,9 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemac.diagnostics import SchemacError
-from schemac.frontend.schema_parser import SchemaParser, _parse_whole, _transform_piece
+from schemac.frontend.schema_parser import (
+    SchemaParser,
+    _parse_fragment,
+    _parse_whole,
+    _transform_piece,
+)
 from schemac.frontend.schema_transformer import ToIR
-from schemac.ir.schema import FunctionSchema, schema_text
+from schemac.ir.schema import Argument, FunctionSchema, schema_text
 
 NAMES = [
     "add", "add_", "__iadd__", "__and__", "__iand__", "__ixyz__", "_foo_functional",
@@ -264,3 +269,47 @@ def test_schemas_remember_their_text_only_when_it_is_canonical() -> None:
     else:
         raise AssertionError("a schema built from parts has a remembered text")
     assert str(built) == schema_text(schema) == str(schema)
+
+
+def _public_argument(parser: SchemaParser, text: str, line: int, column: int) -> object:
+    try:
+        return _with_spans(parser.argument(text, file="f.yaml", line=line, column=column))
+    except SchemacError as error:
+        return error.diagnostics
+
+
+def _fragment_argument(text: str, line: int, column: int) -> object:
+    try:
+        item = _parse_fragment(text, "argument_item", "f.yaml", line, column)
+    except SchemacError as error:
+        return error.diagnostics
+    if not isinstance(item, Argument):
+        return "not an argument"
+    return _with_spans(item)
+
+
+def test_public_argument_agrees_with_the_fragment_parse_on_tricky_pieces() -> None:
+    parser = SchemaParser()
+    for text in [*ARGUMENTS, "Tensor(a|b) x", "Tensor(a -> *) x", "str s='a b'", "int a, int b"]:
+        for line, column in ((1, 1), (40, 17)):
+            got = _public_argument(parser, text, line, column)
+            expected = _fragment_argument(text, line, column)
+            if expected == "not an argument":
+                assert isinstance(got, tuple) and "expected an argument" in got[0].message
+            else:
+                assert got == expected, text
+
+
+@given(
+    st.builds(lambda word, rest: word + rest, _TYPE_WORDS, _REST),
+    st.integers(1, 500),
+    st.integers(1, 120),
+)
+def test_public_argument_agrees_with_the_fragment_parse(text: str, line: int, column: int) -> None:
+    parser = SchemaParser()
+    first = _public_argument(parser, text, line, column)
+    assert first == _fragment_argument(text, line, column), text
+    # And again from the memo, somewhere else.
+    assert _public_argument(parser, text, line + 1, column + 2) == _fragment_argument(
+        text, line + 1, column + 2
+    )

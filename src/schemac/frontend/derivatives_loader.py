@@ -105,6 +105,7 @@ def _load_entry(
     sink: DiagnosticSink,
 ) -> DerivativeEntry | None:
     reader = EntryReader(file, node, sink, None, "derivative entry")
+    entry_span = reader.entry_span  # one span for the entry and its Default group
     schema = _read_schema(reader, parser, functions)
     differentiability, conditions = _read_output_differentiability(reader)
     groups: list[DispatchFormulas] = []
@@ -126,7 +127,7 @@ def _load_entry(
             (reader.span(k), k, v) for name, k, v in reader.items() if name not in RESERVED_KEYS
         ]
         backward, forward = _read_formulas(reader, items, schema)
-        groups.append(DispatchFormulas(DEFAULT_KEY, backward, forward, span=reader.entry_span))
+        groups.append(DispatchFormulas(DEFAULT_KEY, backward, forward, span=entry_span))
     if schema is None:
         return None
     return DerivativeEntry(
@@ -134,7 +135,7 @@ def _load_entry(
         dispatch=tuple(groups),
         output_differentiability=differentiability,
         output_differentiability_conditions=conditions,
-        span=reader.entry_span,
+        span=entry_span,
         field_spans=reader.field_spans(),
     )
 

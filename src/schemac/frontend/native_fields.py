@@ -173,8 +173,11 @@ def read_autogen(reader: EntryReader, parser: SchemaParser) -> tuple[OperatorNam
         return ()
     assert isinstance(node, ScalarNode)
     names: list[OperatorName] = []
+    # piece_position, with the node's position looked up once.
+    line, start = text_start(node)
+    exact = maps_exactly(node)
     for piece, offset in split_pieces(text):
-        line, column = piece_position(node, offset)
+        column = start + offset if exact else start
         if not piece:
             reader.sink.error(
                 piece_span(reader, node, offset, 1),

@@ -161,7 +161,21 @@ class SchemaParser:
     def argument(
         self, text: str, *, file: str = "<schema>", line: int = 1, column: int = 1
     ) -> Argument:
-        """Parse one ``Type name[=default]`` (the precomputed arguments of a kernel)."""
+        """Parse one ``Type name[=default]`` (the precomputed arguments of a kernel).
+
+        From the memo of argument pieces when the text is one (see Note
+        [Re-anchoring pieces]); anything else, and "*", gets the fragment
+        parse and its diagnostics.
+        """
+        known = self._known_argument(text) if isinstance(text, str) else None
+        if known is not None and known.role is not _MARKER:
+            shift = column - 1
+            annotation = known.annotation
+            if annotation is not None:
+                start = known.annotation_start + shift
+                annotation = _moved_annotation(annotation, file, line, start)
+            span = span_from_fields((file, line, known.start + shift, line, known.end + shift))
+            return Argument(known.name, known.type, known.default, annotation, span)
         item = _parse_fragment(text, "argument_item", file, line, column)
         if not isinstance(item, Argument):
             raise SchemaSyntaxError(
@@ -294,6 +308,18 @@ class SchemaParser:
             span = span_from_fields((file, line, start + shift, line, end + shift))
             returns.append(Return(name, ty, annotation, span))
         return tuple(returns), as_written
+
+    def _known_argument(self, piece: str) -> _ArgumentPiece | None:
+        """The memo entry of one argument text, made if needed; None if it is not one."""
+        known = self._arguments.get(piece)
+        if known is None:
+            try:
+                known = self._argument_piece(piece)
+            except (UnexpectedInput, VisitError, SemanticProblems, SchemacError):
+                return None
+            if known is not None:
+                self._arguments[piece] = known
+        return known
 
     def _argument_piece(self, piece: str) -> _ArgumentPiece | None:
         """What :meth:`_parse_in_pieces` keeps of one argument text; None if it spans lines."""
