@@ -7,7 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from schemac.frontend.schema_parser import parse_schema
+from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.evolve import field_replacer
+from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction, Variant
 from schemac.ir.types import (
     BaseTy,
@@ -52,3 +54,40 @@ def test_field_replacer_is_attrs_evolve(name: str, tags: list[str]) -> None:
         getattr(ours, a.name) == getattr(theirs, a.name) for a in attrs.fields(NativeFunction)
     )
     assert f.tags == ("core",)  # the original is untouched
+
+
+def test_takes_symint_is_any_is_like_symint(real_module: Module) -> None:
+    from schemac.passes.generate import _takes_symint
+
+    answers = set()
+    for f in real_module.functions:
+        expected = any(is_like(a.type, BaseTy.SymInt) for a in f.func.arguments.flat_non_out)
+        assert _takes_symint(f.func) == expected, str(f.name)
+        answers.add(expected)
+    assert answers == {True, False}
+
+
+def test_name_index_handed_between_passes_is_the_one_built_afresh(
+    torch_paths: TorchYamlPaths,
+) -> None:
+    """autogen-variants indexes its result by name and match-derivatives keeps
+    that index; it must be the index the module would build itself."""
+    from schemac.frontend.loader import load_module
+    from schemac.ir.module import _index_functions
+    from schemac.passes.base import PassContext
+    from schemac.passes.derivatives import MatchDerivatives
+    from schemac.passes.generate import GenerateVariants
+    from schemac.passes.resolve import ResolveDispatch
+
+    ctx = PassContext()
+    module = load_module(
+        torch_paths.native_functions,
+        torch_paths.tags,
+        torch_paths.derivatives,
+        torch_paths.deprecated,
+    )
+    generated = GenerateVariants().run(ctx, ResolveDispatch().run(ctx, module))
+    handed = generated.__dict__["_by_name"]
+    assert list(handed.items()) == list(_index_functions(generated.functions).items())
+    matched = MatchDerivatives().run(ctx, generated)
+    assert matched.__dict__["_by_name"] is handed

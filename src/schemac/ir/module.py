@@ -14,6 +14,7 @@ by ``group-variants``, ``grouped_views`` by ``group-views``.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import attrs
 
@@ -71,6 +72,28 @@ class Module:
     @functools.cached_property
     def _by_name(self) -> dict[OperatorName, NativeFunction]:
         return _index_functions(self.functions)
+
+    def evolve(self, **changes: Any) -> Module:
+        """``attrs.evolve``, keeping the name index if the functions stay the same.
+
+        Passes that only add derived facts return a new module; building its
+        index again would hash every function's name once more.
+        """
+        new = attrs.evolve(self, **changes)
+        index = self.__dict__.get("_by_name")
+        if index is not None and "functions" not in changes:
+            new.__dict__["_by_name"] = index
+        return new
+
+    def evolve_indexed(self, index: dict[OperatorName, NativeFunction], **changes: Any) -> Module:
+        """``attrs.evolve`` for a pass that built the new functions' name index itself.
+
+        ``index`` must be what the new module would build: each name of the
+        new ``functions`` mapped to the first function of that name.
+        """
+        new = attrs.evolve(self, **changes)
+        new.__dict__["_by_name"] = index
+        return new
 
     def function(self, name: OperatorName) -> NativeFunction:
         return self._by_name[name]

@@ -70,7 +70,9 @@ class MatchDerivatives(Pass):
         # so no step needs to look keys up by name.
         functions = module.functions
         keys = [signature_keys(f.func) for f in functions]
-        loaded, used_keys = load_entries(functions, module.derivatives, scope, sink, keys)
+        loaded, used_keys = load_entries(
+            functions, module.find_function, module.derivatives, scope, sink, keys
+        )
         add_view_copy_infos(loaded, functions, keys)
         matcher = Matcher(loaded, sink)
         matched: list[FunctionAutograd] = []
@@ -79,4 +81,5 @@ class MatchDerivatives(Pass):
             if found is not None:
                 matched.append(found)
         sink.raise_if_any(PassError)
-        return attrs.evolve(module, autograd=AutogradTable(tuple(matched), used_keys))
+        # Module.evolve: the functions are unchanged, so is their name index.
+        return module.evolve(autograd=AutogradTable(tuple(matched), used_keys))

@@ -12,7 +12,7 @@ then inherit the view's infos unless they have an entry of their own.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
 import attrs
 
@@ -57,22 +57,23 @@ Loaded = dict[OperatorName, LoadedEntry]
 
 def load_entries(
     functions: tuple[NativeFunction, ...],
+    find_function: Callable[[OperatorName], NativeFunction | None],
     entries: tuple[DerivativeEntry, ...],
     scope: FormulaScope,
     sink: DiagnosticSink,
     keys: list[SignatureKeys],
 ) -> tuple[Loaded, tuple[str, ...]]:
-    """``keys``: each function's signature keys (:func:`signature_keys`), in order."""
-    by_name: dict[OperatorName, NativeFunction] = {}
+    """``find_function``: the module's (``Module.find_function``, whose index the
+    backends use too); ``keys``: each function's signature keys
+    (:func:`signature_keys`), in order."""
     by_signature: dict[Hashable, list[NativeFunction]] = defaultdict(list)
     for f, key in zip(functions, keys, strict=True):
-        by_name[f.func.name] = f
         by_signature[key.plain].append(f)
     namer = NodeNamer()
     loaded: Loaded = {}
     used_keys: list[str] = []
     for entry in entries:
-        found = by_name.get(entry.schema.name)
+        found = find_function(entry.schema.name)
         if found is None or found.func != entry.schema:
             sink.error(entry.schema.span, f"no operator '{entry.schema}' in the module")
             continue

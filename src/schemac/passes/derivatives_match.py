@@ -35,11 +35,11 @@ from schemac.ir.schema import FunctionSchema, SchemaKind
 from schemac.passes.derivatives_entries import Loaded, LoadedEntry
 from schemac.passes.derivatives_foreach import foreach_info
 from schemac.passes.derivatives_saved import ident_pattern, uses_ident
-from schemac.passes.derivatives_signature import SignatureKey, is_foreach, signature_keys
-
-
-def _is_generated(f: NativeFunction) -> bool:
-    return f.generated or "generated" in f.tags
+from schemac.passes.derivatives_signature import (
+    FOREACH_PREFIX,
+    SignatureKey,
+    signature_keys,
+)
 
 
 @attrs.frozen
@@ -75,13 +75,14 @@ class Matcher:
     def find(self, f: NativeFunction, key: SignatureKey) -> _Found | None:
         """``key``: ``f``'s signature key without defaults (``SignatureKeys.no_defaults``)."""
         func = f.func
-        generated = _is_generated(f)
+        # Whether it is generated, and is_foreach, inlined: asked of every function.
+        generated = f.generated or "generated" in f.tags
         if generated and func.kind() is SchemaKind.out:
             return None
         exact = self._loaded.get(func.name)
         if exact is not None:
             return _Found(exact.infos, True)
-        foreach = is_foreach(func)
+        foreach = func.name.name.base.startswith(FOREACH_PREFIX)
         functional = self._functional.get(key)
         if functional is not None and not foreach:
             return _Found(functional.infos, False)

@@ -171,5 +171,9 @@ def formula_return_names(schema: FunctionSchema) -> tuple[str, ...]:
     return tuple("result" if n == "self" else n for n in return_names(schema))
 
 
+#: The base-name prefix of foreach operators.
+FOREACH_PREFIX = "_foreach_"
+
+
 def is_foreach(schema: FunctionSchema) -> bool:
-    return schema.name.name.base.startswith("_foreach_")
+    return schema.name.name.base.startswith(FOREACH_PREFIX)

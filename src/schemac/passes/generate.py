@@ -49,7 +49,7 @@ from schemac.ir.schema import (
     SchemaKind,
 )
 from schemac.ir.signature import signature, signature_arguments
-from schemac.ir.types import TENSOR, BaseTy, Type, is_like
+from schemac.ir.types import TENSOR, BaseTy, BaseType, ListType, OptionalType, Type, is_like
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.families import bucket_by_signature
 from schemac.passes.function_checks import first_span
@@ -132,16 +132,18 @@ class GenerateVariants(Pass):
         sink.raise_if_any(PassError)
         if not new:
             return module
-        _report_name_clashes(module, new, sink)
+        index = _report_name_clashes(module, new, sink)
         sink.raise_if_any(PassError)
-        return attrs.evolve(
-            module,
-            functions=module.functions + tuple(f for f, _ in new),
-            # The pairs as stored (items() would look every key up again).
-            resolutions=FrozenMap(
-                module.resolutions.items_ + tuple([(f.func.name, r) for f, r in new])
-            ),
+        functions = module.functions + tuple(f for f, _ in new)
+        # The pairs as stored (items() would look every key up again).
+        resolutions = FrozenMap(
+            module.resolutions.items_ + tuple([(f.func.name, r) for f, r in new])
         )
+        if index is None:
+            return attrs.evolve(module, functions=functions, resolutions=resolutions)
+        # The clash check indexed the new functions by name: later passes and
+        # backends look functions up in that index instead of building it again.
+        return module.evolve_indexed(index, functions=functions, resolutions=resolutions)
 
     def _complete_family(
         self,
@@ -226,16 +228,21 @@ def _skipped_family(fs: list[NativeFunction], module: Module) -> bool:
 
 def _report_name_clashes(
     module: Module, new: list[tuple[NativeFunction, Resolution]], sink: DiagnosticSink
-) -> None:
+) -> dict[OperatorName, NativeFunction] | None:
     """A synthesised variant may not take the name of an operator outside its family.
 
     That happens when the written operator's signature differs from its
     siblings' (so it is not in their family): the pass would add a second
     operator of the same name, which no later stage can tell apart.
+
+    Returns the new functions' name index (see :meth:`Module.evolve_indexed`)
+    when the written names are unique, as the loader ensures; None otherwise.
     """
-    taken = {f.name: f for f in module.functions}
+    taken = {f.func.name: f for f in module.functions}
+    # Unique names: this last-wins index is also the module's first-wins one.
+    unique = len(taken) == len(module.functions)
     for function, _ in new:
-        clash = taken.setdefault(function.name, function)
+        clash = taken.setdefault(function.func.name, function)
         if clash is not function:
             sink.error(
                 clash.span_of("func"),
@@ -243,6 +250,7 @@ def _report_name_clashes(
                 f"differs), so the variant they need would be a second '{function.name}'",
                 "give it the same arguments as its in-place/out= variants, or rename it",
             )
+    return taken if unique else None
 
 
 def _build(
@@ -343,11 +351,27 @@ def functional_variant_schema(func: FunctionSchema) -> FunctionSchema:
     return signature(func, keep_return_names=True).with_name(name)
 
 
+#: Built once: a synthesised function is bound as a function only.
+_FUNCTION_ONLY = frozenset({Variant.function})
+
+
+def _takes_symint(func: FunctionSchema) -> bool:
+    """``any(is_like(a.type, BaseTy.SymInt) for a in func.arguments.flat_non_out)``,
+    with the type test inlined (one call per argument fewer)."""
+    for a in func.arguments.flat_non_out:
+        ty = a.type
+        while type(ty) is OptionalType or type(ty) is ListType:
+            ty = ty.elem
+        if type(ty) is BaseType and ty.name is BaseTy.SymInt:
+            return True
+    return False
+
+
 def _synthesise(
     source: NativeFunction, func: FunctionSchema, module: Module
 ) -> tuple[NativeFunction, Resolution]:
     kernel = func.name.unambiguous_name if func.is_out_fn else default_kernel_name(func)
-    if any(is_like(a.type, BaseTy.SymInt) for a in source.func.arguments.flat_non_out):
+    if _takes_symint(source.func):
         kernel += "_symint"
     tags = ["generated", *(t for t in source.tags if t in INHERITED_TAGS)]
     if func.is_out_fn:
@@ -358,7 +382,7 @@ def _synthesise(
         func=func,
         namespace=source.namespace,
         span=source.span,
-        variants=frozenset({Variant.function}),
+        variants=_FUNCTION_ONLY,
         device_guard=False,
         device_check=DeviceCheck.NoCheck,
         use_const_ref_for_mutable_tensors=source.use_const_ref_for_mutable_tensors,

@@ -53,7 +53,7 @@ class GroupVariants(Pass):
                 _check_autogen(members, sink)
                 grouped.append(group)
         sink.raise_if_any(PassError)
-        return attrs.evolve(module, grouped_functions=tuple(grouped))
+        return module.evolve(grouped_functions=tuple(grouped))  # keeps the name index
 
 
 def _as_group(

@@ -74,7 +74,7 @@ class GroupViews(Pass):
                 )
             grouped.extend(f.name for f in bucket.values())
         sink.raise_if_any(PassError)
-        return attrs.evolve(module, grouped_views=tuple(grouped))
+        return module.evolve(grouped_views=tuple(grouped))  # keeps the name index
 
 
 def _view_kind(f: NativeFunction, sink: DiagnosticSink) -> ViewKind | SchemaKind:

@@ -188,6 +188,9 @@ def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: Diagn
     names_itself = False
     for entry in written:
         namespace, kernel_name = split_kernel(entry.kernel)
+        # One Kernel per entry and structuredness, shared by its keys (often
+        # several: "CPU, CUDA: kernel"); Kernels are immutable values.
+        kernels: dict[bool, Kernel] = {}
         for key in entry.keys:
             key_count += 1
             if key not in _SUPPORTED_KEYS:
@@ -199,7 +202,10 @@ def _read_written_table(f: NativeFunction, table: dict[str, Kernel], sink: Diagn
                 )
                 continue
             structured = f.structured and key in STRUCTURED_DISPATCH_KEYS
-            table[key] = Kernel(kernel_name, namespace, structured)
+            kernel = kernels.get(structured)
+            if kernel is None:
+                kernel = kernels[structured] = Kernel(kernel_name, namespace, structured)
+            table[key] = kernel
             if key == COMPOSITE_IMPLICIT and entry.kernel == default_kernel_name(f.func):
                 names_itself = True
 
