@@ -219,16 +219,19 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "-j",
         "--jobs",
         type=_jobs,
-        default=_default_jobs(),
+        default=default_jobs(),
         metavar="N",
         help="processes to use: with 2 (the default on a machine with 2 or more cores) a "
-        "helper process writes the files while the backends generate them; 1 does "
-        "everything in one process. The output is the same either way",
+        "helper process writes the files while the backends generate them, and passes "
+        "that only some backends need (match-derivatives for -t python) run in a worker "
+        "beside the other backends; 1 does everything in one process. The output is the "
+        "same either way",
     )
     parser.set_defaults(handler=_compile, parser=parser)
 
 
-def _default_jobs() -> int:
+def default_jobs() -> int:
+    """What ``-j`` is when not given: 2 processes on a machine with 2 cores or more."""
     return min(2, os.cpu_count() or 1)
 
 
@@ -274,8 +277,12 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
         return 2
-    manager = compile_pass_manager(targets, args.select)
-    pipeline = manager.run(PassContext(verify=args.verify), load_inputs(args))
+    from schemac.backends.late_work import split_late_work
+
+    context = PassContext(verify=args.verify)
+    # Passes only some backends need may run beside the others: Note [Late work].
+    manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
+    pipeline = manager.run(context, load_inputs(args))
     module = pipeline.module
     try:
         result = compile_to_directory(
@@ -287,6 +294,7 @@ def _compile(args: argparse.Namespace) -> int:
             outputs_list=args.outputs_list,
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
+            late=late,
         )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")

@@ -16,11 +16,12 @@ from pathlib import Path
 import attrs
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
-from schemac.backends.output.background import BackgroundStager, can_fork
+from schemac.backends.late_work import LateWork, LateWorker, run_late_inline
+from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
-from schemac.diagnostics import InputError
+from schemac.diagnostics import InputError, SchemacError
 from schemac.ir.module import Module
 
 
@@ -28,6 +29,8 @@ def emit_targets(
     module: Module,
     targets: Sequence[str],
     *,
+    late: LateWork | None = None,
+    parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
     on_file: Callable[[GeneratedFile], None] | None = None,
 ) -> tuple[GeneratedFile, ...]:
@@ -37,27 +40,65 @@ def emit_targets(
     C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
     for bad or duplicate paths, and whatever
     :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
-    cannot express.  ``timings``, if given, receives ``(target, seconds)``;
-    ``on_file``, if given, sees each file as soon as its path was accepted.
+    cannot express.  ``late``: passes still to run and the backends that need
+    them (Note [Late work]); with ``parallel`` they run in a forked worker
+    while the other backends emit here.  ``timings``, if given, receives
+    ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
+    its path was accepted.
     """
-    problems = cpp_name_diagnostics(module)
-    if problems:
-        raise InputError(problems)
-    output = OutputSet()
+    if late is not None and not (parallel and can_fork()):
+        module, late = run_late_inline(module, late, timings), None
+    worker = None if late is None else LateWorker(module, late, targets)
+    try:
+        # Late passes never change the functions, so the names are checked
+        # here while they run.
+        problems = cpp_name_diagnostics(module)
+        if problems:
+            raise InputError(problems)
+        output = OutputSet()
+        _emit_here(module, targets, late, output, timings, on_file)
+    except SchemacError:
+        # Run in order, the late passes would have failed before any of this.
+        if worker is not None:
+            worker.raise_if_failed()
+        raise
+    except BaseException:
+        if worker is not None:
+            worker.discard()
+        raise
+    if worker is not None:
+        done = worker.result()
+        for file in done.files:
+            if output.add(file) and on_file is not None:
+                on_file(file)
+        if timings is not None:
+            timings.extend(done.timings)
+    return output.files()
+
+
+def _emit_here(
+    module: Module,
+    targets: Sequence[str],
+    late: LateWork | None,
+    output: OutputSet,
+    timings: list[tuple[str, float]] | None,
+    on_file: Callable[[GeneratedFile], None] | None,
+) -> None:
+    """Every backend of ``targets`` not left to the late worker, into ``output``."""
+    skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
         options = EmitOptions(target=target, memo=memo)
-        for entry in backends_for(target):
-            backend = entry.load()
-            for file in backend.emit(module, options):
+        entries = [entry for entry in backends_for(target) if entry.name not in skipped]
+        for entry in entries:
+            for file in entry.load().emit(module, options):
                 # Direct construction: attrs.evolve introspects the fields per call.
                 stamped = GeneratedFile(file.path, file.text, target, file.span)
                 if output.add(stamped) and on_file is not None:
                     on_file(stamped)
-        if timings is not None:
+        if timings is not None and entries:
             timings.append((target, time.perf_counter() - start))
-    return output.files()
 
 
 def compiler_files() -> list[str]:
@@ -95,6 +136,7 @@ def compile_to_directory(
     outputs_list: Path | None = None,
     extra_inputs: Sequence[str] = (),
     jobs: int = 1,
+    late: LateWork | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -106,15 +148,19 @@ def compile_to_directory(
     files before they exist.  A dry run writes none of these.
 
     ``jobs``: with 2 or more (and ``os.fork``), a helper process compares and
-    stages each file while the backends emit the next ones
-    (:mod:`.output.background`); the result is the same, byte for byte.
+    stages each file while the backends emit the next ones, once there are
+    enough files for that to pay (:mod:`.output.background`), and the
+    ``late`` passes, if any, run in a worker beside the backends that do not
+    need them (Note [Late work]); the result is the same, byte for byte.
     """
     timings: list[tuple[str, float]] = []
-    helper = BackgroundStager(out_dir) if jobs > 1 and not dry_run and can_fork() else None
+    helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
         files = emit_targets(
             module,
             targets,
+            late=late,
+            parallel=jobs > 1,
             timings=timings,
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
         )

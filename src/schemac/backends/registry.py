@@ -182,8 +182,11 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FAMILIES, "view-groups"),
     ),
     BackendEntry(
-        "python-bindings",
-        "schemac.backends.python.backend:BACKEND",
+        "python-bindings", "schemac.backends.python.backend:BACKEND", ("python",), _FUNCTIONS
+    ),
+    BackendEntry(
+        "python-autograd-nodes",
+        "schemac.backends.python.backend:NODES_BACKEND",
         ("python",),
         (*_FUNCTIONS, "autograd-infos"),
     ),

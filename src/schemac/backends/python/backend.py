@@ -1,4 +1,4 @@
-"""The ``python`` target's entry in the backend registry."""
+"""The ``python`` target's entries in the backend registry."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.python.emit import emit_python
+from schemac.backends.python.emit import emit_python, emit_python_nodes
 from schemac.backends.registry import EmitOptions
 from schemac.ir.module import Module
 
@@ -23,3 +23,16 @@ class PythonBindingsBackend:
 
 
 BACKEND = PythonBindingsBackend()
+
+
+@attrs.frozen
+class PythonNodesBackend:
+    name: str = "python-autograd-nodes"
+    description: str = "Python access to autograd nodes' saved values (python_functions*)"
+    targets: tuple[str, ...] = ("python",)
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        return emit_python_nodes(module)
+
+
+NODES_BACKEND = PythonNodesBackend()

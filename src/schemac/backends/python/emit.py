@@ -194,15 +194,21 @@ def _collector_paused() -> Iterator[None]:
 
 
 def emit_python(module: Module) -> list[GeneratedFile]:
+    """The binding files and the named-tuple return types (functions only)."""
     with _collector_paused():
-        return _emit_python(module)
+        templates = Templates(TEMPLATES_PACKAGE)
+        bindings = python_bindings(module)
+        return [
+            *binding_files(module, bindings, templates),
+            *return_type_files(module, bindings, templates),
+        ]
 
 
-def _emit_python(module: Module) -> list[GeneratedFile]:
-    templates = Templates(TEMPLATES_PACKAGE)
-    bindings = python_bindings(module)
-    return [
-        *binding_files(module, bindings, templates),
-        *return_type_files(module, bindings, templates),
-        *autograd_node_files(module, templates),
-    ]
+def emit_python_nodes(module: Module) -> list[GeneratedFile]:
+    """python_functions.h and its shards: the only files that read the autograd table.
+
+    A backend of their own (registry ``python-autograd-nodes``), so that the
+    bindings need not wait for match-derivatives: Note [Late work].
+    """
+    with _collector_paused():
+        return list(autograd_node_files(module, Templates(TEMPLATES_PACKAGE)))

@@ -1,0 +1,208 @@
+"""Running the passes that only some backends need beside the other backends.
+
+Note [Late work]
+~~~~~~~~~~~~~~~~
+Some passes only add a derived table to the module and leave its functions
+as they were: ``match-derivatives`` fills ``module.autograd`` and nothing
+else.  A backend that does not read that table (registry ``requires``) emits
+the same files whether the pass ran or not.  So when a compile has backends
+of both kinds (``-t python``: the binding files read functions only, the
+autograd nodes' Python getters read the autograd table), the pass and the
+backends that need it can run in a forked worker process while the main
+process emits the other backends: on two cores, ``-t python`` then takes
+the time of the longer of the two instead of their sum.
+
+:func:`split_late_work` decides from the registry alone, for any targets: the
+late passes are those providing only :data:`DERIVED_ONLY_FACTS`, the late
+backends those requiring one of those facts.  No split is made when either
+side would be empty, or when an early pass needs a late fact.
+
+The result is the same as running everything in one process, byte for byte:
+the worker runs the same passes on the same module and the same backends,
+and sends their files back (pickled, in emission order) for the main process
+to add to its output set; errors it meets (a bad derivative formula) are sent
+back as diagnostics and raised by the main process, in preference to any
+error of its own emission, since run in order the passes would have failed
+before any backend ran.  ``schemac compile -j 1`` runs the late passes in
+line (:func:`run_late_inline`).  The worker leaves through ``os._exit``, so
+it never runs the parent's clean-up code or flushes its buffers.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import pickle
+import signal
+import time
+import traceback
+from collections.abc import Sequence
+
+import attrs
+
+from schemac.backends.output.background import can_fork
+from schemac.backends.output.files import GeneratedFile
+from schemac.backends.registry import BackendEntry, EmitOptions, RunMemo, backends_for
+from schemac.diagnostics import SchemacError
+from schemac.ir.module import Module
+from schemac.passes.base import PassContext
+from schemac.passes.manager import PassManager
+
+#: Facts whose passes only add a derived table to the module, never changing
+#: its functions (see Note [Late work]); their passes may run late.
+DERIVED_ONLY_FACTS = frozenset({"autograd-infos"})
+
+
+@attrs.frozen
+class LateWork:
+    """Passes to run after the others, and the backends (by name) that need them."""
+
+    passes: PassManager
+    context: PassContext
+    backends: frozenset[str]
+
+
+def split_late_work(
+    manager: PassManager, targets: Sequence[str], context: PassContext
+) -> tuple[PassManager, LateWork | None]:
+    """``manager`` cut into the passes to run first and the :class:`LateWork`, if any."""
+    late_passes = tuple(
+        p for p in manager.passes if p.provides and set(p.provides) <= DERIVED_ONLY_FACTS
+    )
+    late_facts = {fact for p in late_passes for fact in p.provides}
+    entries = _entries(targets)
+    late_backends = frozenset(e.name for e in entries if late_facts & set(e.requires))
+    early = tuple(p for p in manager.passes if p not in late_passes)
+    if (
+        not late_passes
+        or not late_backends
+        or all(e.name in late_backends for e in entries)
+        or any(late_facts & set(p.requires) for p in early)
+    ):
+        return manager, None
+    return PassManager(early), LateWork(PassManager(late_passes), context, late_backends)
+
+
+def _entries(targets: Sequence[str]) -> list[BackendEntry]:
+    return [entry for target in targets for entry in backends_for(target)]
+
+
+def run_late_inline(
+    module: Module, late: LateWork, timings: list[tuple[str, float]] | None = None
+) -> Module:
+    """The late passes in this process (``-j 1``, or no ``os.fork``); ``timings`` gets theirs."""
+    pipeline = late.passes.run(late.context, module)
+    if timings is not None:
+        timings.extend((t.name, t.seconds) for t in pipeline.timings)
+    return pipeline.module
+
+
+@attrs.frozen
+class LateResult:
+    """What the worker made: its files, stamped with their targets, in emission order."""
+
+    files: tuple[GeneratedFile, ...]
+    #: ``(pass name, seconds)`` of the late passes, then ``(target, seconds)`` of its emission.
+    timings: tuple[tuple[str, float], ...]
+
+
+def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateResult:
+    """Run the late passes and emit the late backends (in the worker, or for a test)."""
+    pipeline = late.passes.run(late.context, module, pause_gc=False)
+    module = pipeline.module
+    timings = [(f"{t.name} (worker)", t.seconds) for t in pipeline.timings]
+    files: list[GeneratedFile] = []
+    memo = RunMemo()
+    for target in targets:
+        start = time.perf_counter()
+        options = EmitOptions(target=target, memo=memo)
+        entries = [e for e in backends_for(target) if e.name in late.backends]
+        for entry in entries:
+            for file in entry.load().emit(module, options):
+                files.append(GeneratedFile(file.path, file.text, target, file.span))
+        if entries:
+            timings.append((f"{target} (worker)", time.perf_counter() - start))
+    return LateResult(tuple(files), tuple(timings))
+
+
+class LateWorker:
+    """:func:`emit_late` in a forked process; :meth:`result` or :meth:`discard`, once."""
+
+    def __init__(self, module: Module, late: LateWork, targets: Sequence[str]) -> None:
+        assert can_fork()
+        self._replies, reply_w = os.pipe()
+        self._done = False
+        pid = os.fork()
+        if pid == 0:  # the worker
+            status = 1
+            try:
+                os.close(self._replies)
+                status = _work(reply_w, module, late, targets)
+            finally:
+                os._exit(status)
+        self._pid = pid
+        os.close(reply_w)
+
+    def result(self) -> LateResult:
+        """Wait for the worker; raise what it raised (diagnostics and all)."""
+        data = self._finish()
+        try:
+            kind, payload = pickle.loads(data)
+        except Exception:
+            raise RuntimeError("the worker running the late passes died") from None
+        if kind == "ok":
+            assert isinstance(payload, LateResult)
+            return payload
+        if kind == "error":
+            error_type, diagnostics = payload
+            raise error_type(diagnostics)
+        raise RuntimeError(f"the worker running the late passes failed:\n{payload}")
+
+    def raise_if_failed(self) -> None:
+        """Wait for the worker and raise the diagnostics it met, if any; drop its files.
+
+        For a compile that failed in the main process: an error of the late
+        passes comes first, as it would have in one process.
+        """
+        try:
+            self.result()
+        except SchemacError:
+            raise
+        except Exception:  # a crashed worker: the main process's own error is reported
+            pass
+
+    def discard(self) -> None:
+        """Stop the worker (the compile failed in the main process)."""
+        if not self._done:
+            os.kill(self._pid, signal.SIGKILL)
+            self._finish()
+
+    def _finish(self) -> bytes:
+        self._done = True
+        chunks = []
+        while chunk := os.read(self._replies, 1 << 20):
+            chunks.append(chunk)
+        os.close(self._replies)
+        os.waitpid(self._pid, 0)
+        return b"".join(chunks)
+
+
+def _work(reply: int, module: Module, late: LateWork, targets: Sequence[str]) -> int:
+    # The worker only reads the inherited module; a collection would walk
+    # (and copy) every page of it.
+    gc.disable()
+    message: tuple[str, object]
+    try:
+        message = ("ok", emit_late(module, late, targets))
+    except SchemacError as error:
+        message = ("error", (type(error), error.diagnostics))
+    except BaseException:
+        message = ("crash", traceback.format_exc())
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(data)
+    try:
+        while view:
+            view = view[os.write(reply, view) :]
+    except OSError:
+        return 1  # the main process is gone
+    return 0
