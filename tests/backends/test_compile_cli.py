@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import schemac
+from schemac.backends.output import background
 from schemac.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,14 @@ def test_a_tag_that_is_a_cpp_keyword_is_a_positioned_error(tmp_path: Path, capsy
     assert not out.exists()
 
 
+@pytest.fixture
+def helper_for_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Start the staging helper of -j 2 at the first file: toy compiles make too few."""
+    monkeypatch.setattr(background, "HELPER_THRESHOLD", 1)
+
+
 @pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.usefixtures("helper_for_every_file")
 def test_an_error_after_files_were_staged_leaves_nothing_behind(
     tmp_path: Path, capsys, jobs: str
 ) -> None:
@@ -163,6 +171,7 @@ def test_toy_outputs_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     _assert_same_bytes_for_different_hash_seeds(tmp_path, [*TOY_ARGS, "-t", targets])
 
 
+@pytest.mark.usefixtures("helper_for_every_file")
 def test_one_process_and_a_staging_helper_write_the_same_files(tmp_path: Path) -> None:
     targets = "headers,schema,cpu,cuda,meta,composite"
     outs = {jobs: tmp_path / f"j{jobs}" for jobs in ("1", "2")}

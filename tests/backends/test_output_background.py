@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.output import GeneratedFile, commit
-from schemac.backends.output.background import BackgroundStager, can_fork
+from schemac.backends.output.background import (
+    HELPER_THRESHOLD,
+    BackgroundStager,
+    StagerOnDemand,
+    can_fork,
+)
 from schemac.backends.output.staging import UNCHANGED, UPDATED
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
@@ -90,3 +95,20 @@ def test_a_staging_failure_is_an_os_error_and_leaves_nothing(tmp_path: Path) -> 
         helper.result()
     helper.discard()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("count", [HELPER_THRESHOLD - 1, HELPER_THRESHOLD + 10])
+def test_the_helper_starts_only_for_enough_files(tmp_path: Path, count: int) -> None:
+    files = _files(count - 1)  # _files adds one big file
+    assert len(files) == count
+    stager = StagerOnDemand(tmp_path / "out")
+    for file in files:
+        stager.add(file.path, file.data)
+    assert stager.started == (count >= HELPER_THRESHOLD)
+    staged = stager.result()
+    assert (staged is not None) == stager.started
+    # Either way the commit is the one of an in-line compile.
+    report = commit(files, tmp_path / "out", targets=["headers"], staged=staged)
+    assert len(report.created) == count
+    written = {p: d for p, d in _tree(tmp_path / "out").items() if not p.startswith(".")}
+    assert written == {f.path: f.data for f in files}
