@@ -155,7 +155,7 @@ class CallMemo:
         #: argument's C++ type is memoised under the identity of its parser
         #: argument, which stands for its value.
         self.arguments = ArgumentMemo() if arguments is None else arguments
-        self._param_types: dict[Conventions, dict[int, str]] = {}
+        self._param_types: dict[Conventions, dict[int, tuple[str, str]]] = {}
         self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
         # By identity: parser arguments are shared through signatures.ArgumentMemo,
         # and their attrs __hash__ is a Python-level call.  Each entry keeps its
@@ -190,10 +190,12 @@ class CallMemo:
             hit = self._facts[id(function)] = (function, _function_facts(function, self))
         return hit[1]
 
-    def param_types(self, conv: Conventions) -> dict[int, str]:
+    def param_types(self, conv: Conventions) -> dict[int, tuple[str, str]]:
         """The C++ API types (``cpp_signature(symint=True)``) spelled so far under ``conv``.
 
-        Keyed by the identity of the argument's PythonArgument (see ``arguments``).
+        Keyed by the identity of the argument's PythonArgument (see
+        ``arguments``), which stands for its value; each entry is the type and
+        the lambda's usual declaration of the argument (``at::Tensor self``).
         """
         types = self._param_types.get(conv)
         if types is None:
@@ -285,7 +287,8 @@ def takes_symint(schema: FunctionSchema) -> bool:
 
 def _lambda_params(
     sig: PythonSignature, function: NativeFunction, conv: Conventions, memo: CallMemo
-) -> list[tuple[str, str]]:
+) -> tuple[list[str], list[str]]:
+    """The dispatch lambda's parameters: their ``type name`` declarations, and their names."""
     schema = sig.deprecated.schema if sig.deprecated is not None else function.func
     args = schema.arguments
     # The parameters of the overload's plain C++ API signature (cpp_api's
@@ -304,24 +307,31 @@ def _lambda_params(
     by_value = {a.name for a in args.out} if len(args.out) > 1 else frozenset()
     spelled = memo.param_types(conv)
     seen = memo.arguments.seen
-    params = []
+    method = sig.method
+    decls = []
+    names = []
     for arg in ordered:
         if arg is None:
-            params.append((_OPTIONS_TYPE, "options"))
+            decls.append(f"{_OPTIONS_TYPE} options")
+            names.append("options")
             continue
         name = arg.name
         hit = seen.get(id(arg))  # nearly always: python_signature mapped it
         key = id(hit[1] if hit is not None else memo.arguments.of(arg))
-        type_text = spelled.get(key)
-        if type_text is None:
-            cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
-            type_text = spelled[key] = str(cpp)
-        if sig.method and name == "self":
-            type_text = "const at::Tensor &"
-        elif type_text == "at::Tensor &" and name not in by_value:
-            type_text = "at::Tensor"
-        params.append((type_text, name))
-    return params
+        known = spelled.get(key)
+        if known is None:
+            cpp = str(argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv))
+            # The common declaration (a mutable tensor by value) is spelled once.
+            plain = "at::Tensor" if cpp == "at::Tensor &" else cpp
+            known = spelled[key] = (cpp, f"{plain} {name}")
+        if method and name == "self":
+            decls.append("const at::Tensor & self")
+        elif name in by_value:
+            decls.append(f"{known[0]} {name}")
+        else:
+            decls.append(known[1])
+        names.append(name)
+    return decls, names
 
 
 def _lambda_return(function: NativeFunction, conv: Conventions) -> str:
@@ -349,17 +359,15 @@ def _callee(function: NativeFunction, plain_name: str, method_variant: bool) -> 
 
 
 def _callee_args(
-    sig: PythonSignature,
-    function: NativeFunction,
-    params: list[tuple[str, str]],
-    method_variant: bool,
+    sig: PythonSignature, function: NativeFunction, params: list[str], method_variant: bool
 ) -> list[str]:
+    """The ATen call's arguments; ``params`` are the lambda's parameter names."""
     if sig.deprecated is not None:
         is_out = function.func.is_out_fn
         names = [n for n in sig.deprecated.call_args if n != "out" or is_out]
     else:
         # The C++ API call passes the lambda's parameters through, in order.
-        names = [name for _, name in params]
+        names = params
     if method_variant:
         names = [n for n in names if n != "self"]
     return names
@@ -442,10 +450,12 @@ def dispatch_call(
             raise UnbindableOverload(f"{function.func}: TensorOptions without requires_grad")
 
     facts = memo.facts(function)
-    params = _lambda_params(sig, function, facts.conventions, memo)
-    missing = [name for _, name in params if name not in bound]
-    if missing:
-        raise UnbindableOverload(f"{function.func}: nothing binds {', '.join(missing)}")
+    decls, names = _lambda_params(sig, function, facts.conventions, memo)
+    try:
+        lambda_args = ", ".join([bound[name] for name in names])
+    except KeyError:
+        missing = [name for name in names if name not in bound]
+        raise UnbindableOverload(f"{function.func}: nothing binds {', '.join(missing)}") from None
 
     set_requires_grad = bool(sig.tensor_options) and (
         not takes_options or (sig.method and "requires_grad" in parsed)
@@ -461,11 +471,11 @@ def dispatch_call(
         options=options,
         out_check=out_check,
         lambda_name=f"dispatch_{facts.cpp_name}",
-        lambda_params=", ".join([f"{t} {n}" for t, n in params]),
+        lambda_params=", ".join(decls),
         lambda_return=facts.returns,
         callee=facts.callee,
-        callee_args=", ".join(_callee_args(sig, function, params, facts.method_variant)),
-        lambda_args=", ".join([bound[n] for _, n in params]),
+        callee_args=", ".join(_callee_args(sig, function, names, facts.method_variant)),
+        lambda_args=lambda_args,
         result_suffix=f".set_requires_grad({parsed['requires_grad']})" if set_requires_grad else "",
         structseq_prefix=f"{typename}, " if typename is not None else "",
         returns_first_argument=facts.returns_first_argument,
