@@ -11,6 +11,7 @@ from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.evolve import field_replacer
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction, Variant
+from schemac.ir.schema import Argument
 from schemac.ir.types import (
     BaseTy,
     BaseType,
@@ -20,7 +21,7 @@ from schemac.ir.types import (
     Type,
     is_like,
 )
-from schemac.passes.function_checks import is_generator
+from schemac.passes.function_checks import any_of_base
 
 types: st.SearchStrategy[Type] = st.recursive(
     st.sampled_from(list(BaseTy)).map(BaseType) | st.just(CustomClassType("ns.Gen")),
@@ -31,9 +32,10 @@ types: st.SearchStrategy[Type] = st.recursive(
 )
 
 
-@given(types)
-def test_is_generator_is_is_like_generator(ty: Type) -> None:
-    assert is_generator(ty) == is_like(ty, BaseTy.Generator)
+@given(st.lists(types, max_size=4), st.sampled_from(list(BaseTy)))
+def test_any_of_base_is_any_is_like(items: list[Type], base: BaseTy) -> None:
+    arguments = [Argument(f"a{i}", ty) for i, ty in enumerate(items)]
+    assert any_of_base(arguments, base) == any(is_like(a.type, base) for a in arguments)
 
 
 @given(
@@ -56,14 +58,14 @@ def test_field_replacer_is_attrs_evolve(name: str, tags: list[str]) -> None:
     assert f.tags == ("core",)  # the original is untouched
 
 
-def test_takes_symint_is_any_is_like_symint(real_module: Module) -> None:
-    from schemac.passes.generate import _takes_symint
-
+def test_any_of_base_on_torch_functions(real_module: Module) -> None:
     answers = set()
     for f in real_module.functions:
-        expected = any(is_like(a.type, BaseTy.SymInt) for a in f.func.arguments.flat_non_out)
-        assert _takes_symint(f.func) == expected, str(f.name)
-        answers.add(expected)
+        for base in (BaseTy.SymInt, BaseTy.Generator):
+            arguments = f.func.arguments.flat_non_out
+            expected = any(is_like(a.type, base) for a in arguments)
+            assert any_of_base(arguments, base) == expected, str(f.name)
+            answers.add(expected)
     assert answers == {True, False}
 
 

@@ -49,10 +49,10 @@ from schemac.ir.schema import (
     SchemaKind,
 )
 from schemac.ir.signature import signature, signature_arguments
-from schemac.ir.types import TENSOR, BaseTy, BaseType, ListType, OptionalType, Type, is_like
+from schemac.ir.types import TENSOR, BaseTy, Type, is_like
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.families import bucket_by_signature
-from schemac.passes.function_checks import first_span
+from schemac.passes.function_checks import any_of_base, first_span
 from schemac.passes.resolve import default_kernel_name
 
 #: Tags a synthesised function inherits from the function it is built from.
@@ -355,23 +355,11 @@ def functional_variant_schema(func: FunctionSchema) -> FunctionSchema:
 _FUNCTION_ONLY = frozenset({Variant.function})
 
 
-def _takes_symint(func: FunctionSchema) -> bool:
-    """``any(is_like(a.type, BaseTy.SymInt) for a in func.arguments.flat_non_out)``,
-    with the type test inlined (one call per argument fewer)."""
-    for a in func.arguments.flat_non_out:
-        ty = a.type
-        while type(ty) is OptionalType or type(ty) is ListType:
-            ty = ty.elem
-        if type(ty) is BaseType and ty.name is BaseTy.SymInt:
-            return True
-    return False
-
-
 def _synthesise(
     source: NativeFunction, func: FunctionSchema, module: Module
 ) -> tuple[NativeFunction, Resolution]:
     kernel = func.name.unambiguous_name if func.is_out_fn else default_kernel_name(func)
-    if _takes_symint(source.func):
+    if any_of_base(source.func.arguments.flat_non_out, BaseTy.SymInt):
         kernel += "_symint"
     tags = ["generated", *(t for t in source.tags if t in INHERITED_TAGS)]
     if func.is_out_fn:
