@@ -42,7 +42,8 @@ def emit_targets(
     :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
     cannot express.  ``late``: passes still to run and the backends that need
     them (Note [Late work]); with ``parallel`` they run in a forked worker
-    while the other backends emit here.  ``timings``, if given, receives
+    while the other backends emit here, and without late work the backends
+    may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
     its path was accepted.
     """
@@ -56,7 +57,9 @@ def emit_targets(
         if problems:
             raise InputError(problems)
         output = OutputSet()
-        _emit_here(module, targets, late, output, timings, on_file)
+        # Backends may fork only when no late worker shares the cores already.
+        split = parallel and worker is None and can_fork()
+        _emit_here(module, targets, late, split, output, timings, on_file)
     except SchemacError:
         # Run in order, the late passes would have failed before any of this.
         if worker is not None:
@@ -80,6 +83,7 @@ def _emit_here(
     module: Module,
     targets: Sequence[str],
     late: LateWork | None,
+    parallel: bool,
     output: OutputSet,
     timings: list[tuple[str, float]] | None,
     on_file: Callable[[GeneratedFile], None] | None,
@@ -89,7 +93,7 @@ def _emit_here(
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo)
+        options = EmitOptions(target=target, memo=memo, parallel=parallel)
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):

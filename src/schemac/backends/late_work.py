@@ -18,32 +18,25 @@ backends those requiring one of those facts.  No split is made when either
 side would be empty, or when an early pass needs a late fact.
 
 The result is the same as running everything in one process, byte for byte:
-the worker runs the same passes on the same module and the same backends,
-and sends their files back (pickled, in emission order) for the main process
-to add to its output set; errors it meets (a bad derivative formula) are sent
-back as diagnostics and raised by the main process, in preference to any
-error of its own emission, since run in order the passes would have failed
-before any backend ran.  ``schemac compile -j 1`` runs the late passes in
-line (:func:`run_late_inline`).  The worker leaves through ``os._exit``, so
-it never runs the parent's clean-up code or flushes its buffers.
+the worker (:mod:`.forked`) runs the same passes on the same module and the
+same backends, and sends their files back, in emission order, for the main
+process to add to its output set; errors it meets (a bad derivative formula)
+are raised by the main process, in preference to any error of its own
+emission, since run in order the passes would have failed before any backend
+ran.  ``schemac compile -j 1`` runs the late passes in line
+(:func:`run_late_inline`).
 """
 
 from __future__ import annotations
 
-import gc
-import os
-import pickle
-import signal
 import time
-import traceback
 from collections.abc import Sequence
 
 import attrs
 
-from schemac.backends.output.background import can_fork
+from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import BackendEntry, EmitOptions, RunMemo, backends_for
-from schemac.diagnostics import SchemacError
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager
@@ -126,83 +119,19 @@ def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateRes
 
 
 class LateWorker:
-    """:func:`emit_late` in a forked process; :meth:`result` or :meth:`discard`, once."""
+    """:func:`emit_late` in a forked process (:class:`~.forked.ForkedCall`)."""
 
     def __init__(self, module: Module, late: LateWork, targets: Sequence[str]) -> None:
-        assert can_fork()
-        self._replies, reply_w = os.pipe()
-        self._done = False
-        pid = os.fork()
-        if pid == 0:  # the worker
-            status = 1
-            try:
-                os.close(self._replies)
-                status = _work(reply_w, module, late, targets)
-            finally:
-                os._exit(status)
-        self._pid = pid
-        os.close(reply_w)
+        self._call = ForkedCall(lambda: emit_late(module, late, targets), "the late passes")
 
     def result(self) -> LateResult:
         """Wait for the worker; raise what it raised (diagnostics and all)."""
-        data = self._finish()
-        try:
-            kind, payload = pickle.loads(data)
-        except Exception:
-            raise RuntimeError("the worker running the late passes died") from None
-        if kind == "ok":
-            assert isinstance(payload, LateResult)
-            return payload
-        if kind == "error":
-            error_type, diagnostics = payload
-            raise error_type(diagnostics)
-        raise RuntimeError(f"the worker running the late passes failed:\n{payload}")
+        return self._call.result()
 
     def raise_if_failed(self) -> None:
-        """Wait for the worker and raise the diagnostics it met, if any; drop its files.
-
-        For a compile that failed in the main process: an error of the late
-        passes comes first, as it would have in one process.
-        """
-        try:
-            self.result()
-        except SchemacError:
-            raise
-        except Exception:  # a crashed worker: the main process's own error is reported
-            pass
+        """For a compile that failed in the main process: an error of the late
+        passes comes first, as it would have in one process."""
+        self._call.raise_if_failed()
 
     def discard(self) -> None:
-        """Stop the worker (the compile failed in the main process)."""
-        if not self._done:
-            os.kill(self._pid, signal.SIGKILL)
-            self._finish()
-
-    def _finish(self) -> bytes:
-        self._done = True
-        chunks = []
-        while chunk := os.read(self._replies, 1 << 20):
-            chunks.append(chunk)
-        os.close(self._replies)
-        os.waitpid(self._pid, 0)
-        return b"".join(chunks)
-
-
-def _work(reply: int, module: Module, late: LateWork, targets: Sequence[str]) -> int:
-    # The worker only reads the inherited module; a collection would walk
-    # (and copy) every page of it.
-    gc.disable()
-    message: tuple[str, object]
-    try:
-        message = ("ok", emit_late(module, late, targets))
-    except SchemacError as error:
-        message = ("error", (type(error), error.diagnostics))
-    except BaseException:
-        message = ("crash", traceback.format_exc())
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    view = memoryview(data)
-    try:
-        while view:
-            view = view[os.write(reply, view) :]
-    except OSError:
-        return 1  # the main process is gone
-    return 0
+        self._call.discard()

@@ -8,7 +8,7 @@ the include layout.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import attrs
 
@@ -20,6 +20,7 @@ from schemac.backends.autograd.operators import operator_plans
 from schemac.backends.autograd.trace_type import trace_files
 from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
+from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
@@ -30,16 +31,43 @@ OUTPUT_DIR = "autograd"
 TEMPLATES_PACKAGE = "schemac.backends.autograd"
 
 
-def emit_autograd(module: Module) -> Iterator[GeneratedFile]:
+def emit_autograd(module: Module, *, parallel: bool = False) -> list[GeneratedFile]:
+    """Every file of the target, in one order whether or not ``parallel``.
+
+    With ``parallel`` the files are made in two halves of about equal CPU time
+    (measured on torch's files: ~0.14 s each, after the ~0.04 s of plans both
+    need), the second in a forked process (:class:`~.forked.ForkedCall`).
+    """
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
-    yield from functions_files(templates, node_views(module), sources, OUTPUT_DIR)
     plans = operator_plans(module)
-    yield from variable_type_files(templates, plans, sources, OUTPUT_DIR)
-    yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR)
-    yield from view_funcs_files(templates, plans, sources, OUTPUT_DIR)
-    yield from trace_files(templates, plans, sources, OUTPUT_DIR)
-    yield from factories_files(templates, module, sources, OUTPUT_DIR)
+
+    def nodes_views_trace() -> tuple[list[GeneratedFile], list[GeneratedFile]]:
+        nodes = list(functions_files(templates, node_views(module), sources, OUTPUT_DIR))
+        rest = [
+            *view_funcs_files(templates, plans, sources, OUTPUT_DIR),
+            *trace_files(templates, plans, sources, OUTPUT_DIR),
+            *factories_files(templates, module, sources, OUTPUT_DIR),
+        ]
+        return nodes, rest
+
+    def kernels() -> list[GeneratedFile]:
+        return [
+            *variable_type_files(templates, plans, sources, OUTPUT_DIR),
+            *inplace_or_view_files(templates, plans, sources, OUTPUT_DIR),
+        ]
+
+    if not parallel:
+        nodes, rest = nodes_views_trace()
+        return [*nodes, *kernels(), *rest]
+    other = ForkedCall(nodes_views_trace, "the autograd backend's second half")
+    try:
+        here = kernels()
+    except BaseException:
+        other.discard()
+        raise
+    nodes, rest = other.result()
+    return [*nodes, *here, *rest]
 
 
 @attrs.frozen
@@ -55,7 +83,7 @@ class AutogradBackend:
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return list(emit_autograd(module))
+            return emit_autograd(module, parallel=options.parallel)
         finally:
             if was_enabled:
                 gc.enable()
