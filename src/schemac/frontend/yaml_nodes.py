@@ -14,6 +14,7 @@ otherwise.  Both give 0-based marks; :func:`span_of` makes them 1-based.
 
 from __future__ import annotations
 
+import operator
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,36 @@ _DEFAULT_TAGS: dict[type, str] = {
 }
 
 
+def _untracked_paths(composer: BaseResolver) -> None:
+    """Make the composer's two per-node resolver hooks C-level no-ops, when they are no-ops.
+
+    Note [Untracked resolver paths]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    The composer calls ``descend_resolver(parent, index)`` before and
+    ``ascend_resolver()`` after every node (~67,000 Python calls per load of
+    torch's files).  They only track where a node sits for *path* resolvers,
+    and do nothing at all when none is registered, which is always the case
+    here (``_DeferredResolver.resolve`` checks the same condition).  Then the
+    instance gets builtins that accept the same arguments and return without
+    running any Python code: ``operator.is_`` and ``tuple`` (whose ``()`` is a
+    shared constant).  Builtins are not descriptors, so stored on the
+    instance they are called with exactly the arguments the composer passes.
+    The composed tree is the same; tests/frontend/test_yaml_tags.py checks it.
+    """
+    if not composer.yaml_path_resolvers:
+        composer.descend_resolver = operator.is_  # type: ignore[method-assign,assignment]
+        composer.ascend_resolver = tuple  # type: ignore[method-assign,assignment]
+
+
 try:
     from yaml._yaml import CParser
 
     class _Composer(CParser, _DeferredResolver):
-        def __init__(self, stream: str) -> None:
+        def __init__(self, stream: str, *, track_paths: bool = False) -> None:
             CParser.__init__(self, stream)
             _DeferredResolver.__init__(self)
+            if not track_paths:
+                _untracked_paths(self)
 
 except ImportError:  # PyYAML built without libyaml
     from yaml.composer import Composer
@@ -72,12 +96,14 @@ except ImportError:  # PyYAML built without libyaml
     from yaml.scanner import Scanner
 
     class _Composer(Reader, Scanner, Parser, Composer, _DeferredResolver):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
+        def __init__(self, stream: str, *, track_paths: bool = False) -> None:
             Reader.__init__(self, stream)
             Scanner.__init__(self)
             Parser.__init__(self)
             Composer.__init__(self)
             _DeferredResolver.__init__(self)
+            if not track_paths:
+                _untracked_paths(self)
 
 
 _STANDARD_RESOLVER = Resolver()
