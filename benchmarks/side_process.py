@@ -20,6 +20,9 @@ the same for every run and not what the comparison is about) and after the
 warm-up that defines the warm sides (torchgen's parse caches filled, schemac's
 module loaded).  Everything else a first call pays (parser tables, templates,
 regular expressions) is inside the timing on both sides, as it is for a user.
+Freeing the model built is not: torchgen's generators keep theirs in their
+parse caches, and schemac's side hands its module back to be freed after the
+clocks stop (``in_process.timed``).
 """
 
 from __future__ import annotations
