@@ -36,6 +36,7 @@ from schemac.backends.python.signatures import ArgumentMemo, PythonSignature
 from schemac.backends.python.unpack import accessor_of
 from schemac.ir.native import NativeFunction, Variant
 from schemac.ir.schema import Argument, FunctionSchema, Return, SchemaKind
+from schemac.ir.types import Type
 
 #: C++ result types ``torch::autograd::utils::wrap`` can convert to Python
 #: (torch/csrc/autograd/utils/wrap_outputs.h); anything else would not compile.
@@ -156,7 +157,7 @@ class CallMemo:
         #: argument, which stands for its value.
         self.arguments = ArgumentMemo() if arguments is None else arguments
         self._param_types: dict[Conventions, dict[int, tuple[str, str]]] = {}
-        self._return_types: dict[tuple[tuple[Return, ...], Conventions], str] = {}
+        self._return_types: dict[tuple[tuple[tuple[str | None, Type], ...], Conventions], str] = {}
         # By identity: parser arguments are shared through signatures.ArgumentMemo,
         # and their attrs __hash__ is a Python-level call.  Each entry keeps its
         # argument alive, so an identity cannot be reused within the memo.
@@ -203,8 +204,12 @@ class CallMemo:
         return types
 
     def return_type(self, function: NativeFunction, conv: Conventions) -> str:
-        returns = function.func.returns
-        key = (returns, conv)
+        # The lambda's return type reads only the returns' names and types.
+        # Keyed by those (types are shared objects whose hashes are kept),
+        # not by the Return objects: hashing each one the first time is a
+        # Python-level call that also allocates the cached hash (~3,000 per
+        # compile).
+        key = (tuple([(r.name, r.type) for r in function.func.returns]), conv)
         text = self._return_types.get(key)
         if text is None:
             text = self._return_types[key] = _lambda_return(function, conv)
