@@ -159,3 +159,16 @@ def test_two_tier_backward_names_decide_as_the_full_set(
         return all_names_known(formula, allowed, scope.callables, CPP_TYPES, CPP_WORDS)
 
     assert (known(names.common) or known(full)) == known(full)
+
+
+def test_any_anchor_search_is_the_rule_filter(real_module: Module) -> None:
+    """save_variables skips the rules when one search finds no anchor."""
+    from schemac.passes.derivatives_saved import _ANY_ANCHOR, _RULES
+
+    texts = {f.text for e in real_module.derivatives for g in e.dispatch for f in g.backward}
+    found = set()
+    for text in texts:
+        expected = any(rule.anchor in text for rule in _RULES)
+        assert (_ANY_ANCHOR.search(text) is not None) == expected, text
+        found.add(expected)
+    assert found == {True, False}

@@ -109,6 +109,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(r"{}\.is_conj\(\)", ".is_conj()", SavedProperty.conjugate),
 )
 
+#: Matches where any rule's anchor occurs.
+_ANY_ANCHOR = re.compile("|".join(re.escape(rule.anchor) for rule in _RULES))
+
 #: Calls that are never allowed because they are not SymInt-aware.
 FORBIDDEN_CALLS: tuple[tuple[str, str], ...] = (
     (r"(\.|->)sizes\(\)", "use .sym_sizes() instead of .sizes() in derivative formulas"),
@@ -149,7 +152,11 @@ def save_variables(
         if name not in formula:
             continue  # nothing to substitute or save; skips compiling patterns
         if rules is None:  # only once some variable occurs in the formula
-            rules = [rule for rule in _RULES if rule.anchor in formula]
+            # One search decides for most formulas that no rule can match.
+            if _ANY_ANCHOR.search(formula) is None:
+                rules = []
+            else:
+                rules = [rule for rule in _RULES if rule.anchor in formula]
         for rule in rules:
             if rule.anchor not in formula:
                 continue
