@@ -176,3 +176,18 @@ def test_a_crashing_worker_fails_the_compile(
             early.run(PassContext(), module).module, ["python"], out, jobs=2, late=late
         )
     assert not out.exists()
+
+
+@pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+def test_a_bad_name_found_by_the_worker_is_reported_as_in_one_process(tmp_path: Path) -> None:
+    # With a late worker the C++ names are checked there (after the late
+    # passes), while the main process already emits the binding files.
+    native = tmp_path / "native_functions.yaml"
+    text = (TOYOPS / "native_functions.yaml").read_text()
+    native.write_text(text + "\n- func: keyword_arg(Tensor self, int default) -> Tensor\n")
+    one = _compile(tmp_path / "one", 1, native=native)
+    two = _compile(tmp_path / "two", 2, native=native)
+    assert one.returncode == two.returncode == 1
+    assert "'default'" in one.stderr
+    assert two.stderr == one.stderr
+    assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()

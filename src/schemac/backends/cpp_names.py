@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.cppmodel import check_identifier, identifier_problem
-from schemac.diagnostics import NO_SPAN, Diagnostic, Span
+from schemac.diagnostics import NO_SPAN, Diagnostic, InputError, Span
 from schemac.ir.defaults import default_problem
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
@@ -256,3 +256,10 @@ def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
         if macro is not None:
             found.setdefault((span, macro.message), macro)
     return tuple(found.values())
+
+
+def check_cpp_names(module: Module) -> None:
+    """Raise :class:`~schemac.diagnostics.InputError` with :func:`cpp_name_diagnostics`, if any."""
+    problems = cpp_name_diagnostics(module)
+    if problems:
+        raise InputError(problems)

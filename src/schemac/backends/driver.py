@@ -15,13 +15,12 @@ from pathlib import Path
 
 import attrs
 
-from schemac.backends.cpp_names import cpp_name_diagnostics
+from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.late_work import LateWork, LateWorker, run_late_inline
 from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
-from schemac.diagnostics import InputError, SchemacError
 from schemac.ir.module import Module
 
 
@@ -51,23 +50,23 @@ def emit_targets(
         module, late = run_late_inline(module, late, timings), None
     worker = None if late is None else LateWorker(module, late, targets)
     try:
-        # Late passes never change the functions, so the names are checked
-        # here while they run.
-        problems = cpp_name_diagnostics(module)
-        if problems:
-            raise InputError(problems)
+        if worker is None:
+            check_cpp_names(module)
+        # else the worker checks them after the late passes, in the order of
+        # a run in one process, while this process emits.
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
         _emit_here(module, targets, late, split, output, timings, on_file)
-    except SchemacError:
-        # Run in order, the late passes would have failed before any of this.
-        if worker is not None:
-            worker.raise_if_failed()
-        raise
-    except BaseException:
+    except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
+        raise
+    except BaseException:
+        # The worker's diagnostics (late passes, names) come first, as they
+        # would in one process; and a bad name may be why this failed.
+        if worker is not None:
+            worker.raise_if_failed()
         raise
     if worker is not None:
         done = worker.result()

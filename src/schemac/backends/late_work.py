@@ -34,6 +34,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import BackendEntry, EmitOptions, RunMemo, backends_for
@@ -100,10 +101,13 @@ class LateResult:
 
 
 def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateResult:
-    """Run the late passes and emit the late backends (in the worker, or for a test)."""
+    """Run the late passes, check the C++ names, emit the late backends (in the worker)."""
     pipeline = late.passes.run(late.context, module, pause_gc=False)
     module = pipeline.module
     timings = [(f"{t.name} (worker)", t.seconds) for t in pipeline.timings]
+    # The names every backend prints, checked here and not in the main process
+    # (emit_targets), after the late passes as in a run in one process.
+    check_cpp_names(module)
     files: list[GeneratedFile] = []
     memo = RunMemo()
     for target in targets:
