@@ -50,6 +50,10 @@ class BaseOperatorName:
         return f"{prefix}{self.base}"
 
     def without_inplace(self) -> BaseOperatorName:
+        if not self.inplace and not self.functional_overload:
+            # Already plain: this very (immutable) name, whose hash and text
+            # are then computed once for both.
+            return self
         return BaseOperatorName(self.base, False, self.dunder, False, self.namespace)
 
     @property

@@ -272,6 +272,8 @@ def _build(
         return None
     # An input named like the out argument the variant adds ('float out=0.0').
     names = [a.name for a in schema.arguments.flat_all]
+    if len(set(names)) == len(names):
+        return schema  # the usual case, decided without counting each name
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
         sink.error(
