@@ -29,7 +29,7 @@ from schemac.backends.python.arguments import (
 )
 from schemac.backends.python.defaults import python_default
 from schemac.backends.python.errors import ReservedArgumentName
-from schemac.ir.schema import Annotation, Argument, FunctionSchema
+from schemac.ir.schema import Argument, FunctionSchema
 from schemac.ir.types import BaseTy, BaseType, OptionalType, Type
 
 #: Arguments Python adds on its own; a schema that declares one would clash.
@@ -171,18 +171,24 @@ class ArgumentMemo:
     torch's ~2,400 bound overloads spell ~9,000 arguments but only ~1,000
     distinct ones (``Tensor self``, ``int dim``...).  Sharing one
     PythonArgument per distinct argument also shares what it caches (its
-    parser spelling, see PythonArgument.formal).  The result depends only on
-    the argument's value, so the memo is correct for any schema; one memo
-    lives for one compile (python_bindings makes it), never longer.
+    parser spelling, see PythonArgument.formal).  Arguments are distinct here
+    if they differ in name, type, default or in being written (``Tensor(a!)``):
+    all that a PythonArgument and the dispatch views keyed on its identity
+    (dispatch.CallMemo) read of a schema argument.  The alias set and the
+    span are not part of it.  One memo lives for one compile
+    (python_bindings makes it), never longer.
     """
 
     def __init__(self) -> None:
-        #: By a key that stands for the argument's value (see __call__).
-        self._made: dict[tuple[str, int, str | None, Annotation | None], PythonArgument] = {}
-        #: One type object per distinct type value, by the identity of each
-        #: type object seen (each entry keeps its key's object alive).
+        #: By (name, canonical type identity, default, written?): see __call__.
+        self._made: dict[tuple[str, int, str | None, bool], PythonArgument] = {}
+        #: One type object per distinct type, by the identity of each type
+        #: object seen (each entry keeps its key's object alive).
         self._types: dict[int, tuple[Type, Type]] = {}
-        self._type_values: dict[Type, Type] = {}
+        #: By spelling: a type's ``str()`` is canonical (equal types exactly
+        #: when equal spellings), and spelling it, unlike a first attrs hash,
+        #: leaves no object behind for the cyclic collector to walk.
+        self._type_values: dict[str, Type] = {}
         #: Each schema argument object seen so far, by identity (read-only
         #: outside this class): the dispatch views ask again for the same
         #: objects (dispatch.CallMemo), and an int key spares attrs'
@@ -193,7 +199,7 @@ class ArgumentMemo:
     def _canonical_type(self, ty: Type) -> Type:
         hit = self._types.get(id(ty))
         if hit is None:
-            hit = self._types[id(ty)] = (ty, self._type_values.setdefault(ty, ty))
+            hit = self._types[id(ty)] = (ty, self._type_values.setdefault(str(ty), ty))
         return hit[1]
 
     def __call__(self, args: tuple[Argument, ...]) -> tuple[PythonArgument, ...]:
@@ -208,20 +214,19 @@ class ArgumentMemo:
             if hit is not None:
                 result.append(hit[1])
                 continue
-            # First sight of this object (nearly every argument): by value.
-            # The key is equal for two arguments exactly when the arguments
-            # are.  Hashing the argument itself would run attrs'
-            # Python-level __hash__ over all its fields; this key hashes in C
-            # but for the type, whose value is looked up once per type object
-            # (types are shared: ~1,200 objects, ~50 values), and the rare
-            # annotation.  The span is not part of an argument's value.
+            # First sight of this object (nearly every argument).  Hashing
+            # the argument itself would run attrs' Python-level __hash__ over
+            # all its fields (and keep a hash object per argument); this key
+            # hashes in C, and the type's canonical object is looked up once
+            # per type object (types are shared: ~1,200 objects, ~50 types).
             ty = arg.type
             canonical = types.get(id(ty))
+            annotation = arg.annotation
             key = (
                 arg.name,
                 id(canonical[1] if canonical is not None else self._canonical_type(ty)),
                 arg.default,
-                arg.annotation,
+                annotation is not None and annotation.is_write,
             )
             python = made.get(key)
             if python is None:
@@ -231,7 +236,7 @@ class ArgumentMemo:
         return tuple(result)
 
     def of(self, arg: Argument) -> PythonArgument:
-        """The one PythonArgument of ``arg``'s value."""
+        """The one PythonArgument of ``arg``'s name, type, default and writing."""
         return self((arg,))[0]
 
 
