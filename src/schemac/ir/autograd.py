@@ -17,7 +17,7 @@ the :class:`SavedProperty`.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+import functools
 
 import attrs
 
@@ -185,13 +185,13 @@ class AutogradTable:
     functions: tuple[FunctionAutograd, ...] = ()
     #: Every autograd key some derivatives.yaml entry uses (``Default`` included).
     used_dispatch_keys: tuple[str, ...] = ()
-    # A plain attribute, not a field (hence no slots), so printers walking
-    # the fields do not print it; backends look functions up once each.
-    if TYPE_CHECKING:
-        _by_name: dict[OperatorName, FunctionAutograd]
 
-    def __attrs_post_init__(self) -> None:
-        object.__setattr__(self, "_by_name", {e.function: e for e in self.functions})
+    # A plain attribute, not a field (hence no slots), so printers walking
+    # the fields do not print it; built on first use (backends that only
+    # walk ``functions`` never need it).
+    @functools.cached_property
+    def _by_name(self) -> dict[OperatorName, FunctionAutograd]:
+        return {e.function: e for e in self.functions}
 
     def for_function(self, name: OperatorName) -> FunctionAutograd | None:
         return self._by_name.get(name)

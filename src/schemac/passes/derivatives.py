@@ -47,8 +47,10 @@ def formula_scope(
     # distinct one is spelled once.
     for base in {f.func.name.name for f in functions}:
         name = base.unqualified
-        operators |= {name, name.rstrip("_"), f"{name}_symint", f"{name.rstrip('_')}_symint"}
-    return FormulaScope(frozenset(operators | AUTOGRAD_HELPERS | CPP_TYPES | extra_helpers))
+        plain = name.rstrip("_")
+        operators.update((name, plain, f"{name}_symint", f"{plain}_symint"))
+    operators.update(AUTOGRAD_HELPERS, CPP_TYPES, extra_helpers)
+    return FormulaScope(frozenset(operators))
 
 
 @attrs.frozen

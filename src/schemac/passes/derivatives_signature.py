@@ -152,17 +152,21 @@ def cpp_arguments(schema: FunctionSchema) -> tuple[tuple[str, Type | None], ...]
 
 def return_names(schema: FunctionSchema) -> tuple[str, ...]:
     """The C++ names of the returns (``self`` for in-place, out names for out=)."""
+    returns = schema.returns
+    if schema.name.name.inplace:
+        return ("self",) * len(returns)
+    out = schema.arguments.out
+    if out:
+        return tuple([out[index].name for index in range(len(returns))])
     names: list[str] = []
-    arg_names = {a.name for a in schema.arguments.flat_all}
-    for index, ret in enumerate(schema.returns):
-        if schema.name.name.inplace:
-            names.append("self")
-        elif schema.arguments.out:
-            names.append(schema.arguments.out[index].name)
-        elif ret.name:
+    arg_names: set[str] | None = None  # collected only for a named return
+    for index, ret in enumerate(returns):
+        if ret.name:
+            if arg_names is None:
+                arg_names = {a.name for a in schema.arguments.flat_all}
             names.append(f"{ret.name}_return" if ret.name in arg_names else ret.name)
         else:
-            names.append("result" if len(schema.returns) == 1 else f"result{index}")
+            names.append("result" if len(returns) == 1 else f"result{index}")
     return tuple(names)
 
 
