@@ -66,9 +66,19 @@ def load_entries(
     """``find_function``: the module's (``Module.find_function``, whose index the
     backends use too); ``keys``: each function's signature keys
     (:func:`signature_keys`), in order."""
+    # Only the signatures of the entries' functions are looked up: functions
+    # with another base name (the key's first part, a string) are not hashed
+    # whole.  The lists keep module order.
+    wanted = set()
+    for entry in entries:
+        found = find_function(entry.schema.name)
+        if found is not None:
+            wanted.add(found.func.name.name.base)
     by_signature: dict[Hashable, list[NativeFunction]] = defaultdict(list)
     for f, key in zip(functions, keys, strict=True):
-        by_signature[key.plain].append(f)
+        plain = key.plain
+        if plain[0] in wanted:
+            by_signature[plain].append(f)
     namer = NodeNamer()
     loaded: Loaded = {}
     used_keys: list[str] = []

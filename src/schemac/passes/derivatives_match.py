@@ -62,6 +62,11 @@ class Matcher:
                 self._functional if schema.kind() is SchemaKind.functional else self._non_functional
             )
             table[signature_keys(schema).no_defaults] = item
+        #: The base names (first part) of all those keys: most functions' base
+        #: is none of them, and testing a string spares hashing two whole keys.
+        self._bases = {key[0] for key in self._functional} | {
+            key[0] for key in self._non_functional
+        }
         # A foreach operator's reference has its base name without the prefix
         # (see ``is_reference``), so each looks only among those, in table order.
         self._functional_by_base = _by_base(self._functional)
@@ -83,10 +88,13 @@ class Matcher:
         if exact is not None:
             return _Found(exact.infos, True)
         foreach = func.name.name.base.startswith(FOREACH_PREFIX)
-        functional = self._functional.get(key)
-        if functional is not None and not foreach:
-            return _Found(functional.infos, False)
-        mutable = self._non_functional.get(key)
+        if key[0] in self._bases:
+            functional = self._functional.get(key)
+            if functional is not None and not foreach:
+                return _Found(functional.infos, False)
+            mutable = self._non_functional.get(key)
+        else:
+            mutable = None  # no key of either table has this base name
         if generated and mutable is not None:
             if any(
                 "self" in saved.name for info in mutable.infos for saved in info.all_saved_inputs
