@@ -26,6 +26,7 @@ from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Co
 from schemac.backends.aten.signatures.type_map import argument_type, return_type
 from schemac.ir.autograd import DifferentiabilityInfo, SavedAttribute, SavedProperty
 from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Return
 from schemac.ir.types import Type
 
@@ -183,15 +184,35 @@ def _exposed(info: DifferentiabilityInfo, listed: frozenset[str]) -> bool:
     return str(info.operator) in listed or not info.name.startswith("_foreach")
 
 
+#: One Conventions per distinct value, by the fields Conventions.of reads.
+_Interned = dict[tuple[bool, bool, bool], Conventions]
+
+
+def _interned(function: NativeFunction, interned: _Interned) -> Conventions:
+    # Building and hashing a Conventions per node (the stored-type memo is
+    # keyed on it; attrs' Python-level __hash__ also keeps a hash object per
+    # instance) cost more than this lookup.
+    key = (
+        function.use_const_ref_for_mutable_tensors,
+        function.structured,
+        function.structured_delegate is None,
+    )
+    conv = interned.get(key)
+    if conv is None:
+        conv = interned[key] = Conventions.of(function)
+    return conv
+
+
 def node_views(module: Module) -> list[NodeView]:
     listed = frozenset(str(entry.schema.name) for entry in module.derivatives)
     views: dict[str, NodeView] = {}
     spelled: _StoredTypes = {}  # this compile's only
+    interned: _Interned = {}  # this compile's only
     for entry in module.autograd.functions:
         for info in entry.infos:
             if info.node is None or info.node in views or not _exposed(info, listed):
                 continue
             function = module.find_function(info.operator)
-            conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
+            conv = DEFAULT_CONVENTIONS if function is None else _interned(function, interned)
             views[info.node] = NodeView(info.node, info.name, _properties(info, conv, spelled))
     return list(views.values())
