@@ -34,7 +34,7 @@ from schemac.passes.base import Pass, PassContext
 from schemac.passes.derivatives_entries import add_view_copy_infos, load_entries
 from schemac.passes.derivatives_formulas import FormulaScope
 from schemac.passes.derivatives_match import Matcher, match_function
-from schemac.passes.derivatives_signature import signature_keys
+from schemac.passes.derivatives_signature import FamilyKey
 from schemac.passes.derivatives_vocabulary import AUTOGRAD_HELPERS, CPP_TYPES
 
 
@@ -71,7 +71,9 @@ class MatchDerivatives(Pass):
         # One list, in function order: every step walks the functions in order,
         # so no step needs to look keys up by name.
         functions = module.functions
-        keys = [signature_keys(f.func) for f in functions]
+        # The plain signature keys (family keys, computed by grouping already);
+        # the other two keys are derived where needed, for fewer functions.
+        keys: list[FamilyKey] = [f.func.family_key for f in functions]  # type: ignore[misc]
         loaded, used_keys = load_entries(
             functions, module.find_function, module.derivatives, scope, sink, keys
         )
@@ -79,7 +81,7 @@ class MatchDerivatives(Pass):
         matcher = Matcher(loaded, sink)
         matched: list[FunctionAutograd] = []
         for f, key in zip(functions, keys, strict=True):
-            found = match_function(f, key.no_defaults, matcher, sink)
+            found = match_function(f, key, matcher, sink)
             if found is not None:
                 matched.append(found)
         sink.raise_if_any(PassError)

@@ -26,8 +26,9 @@ from schemac.passes.derivatives_formulas import FormulaScope, analyse_key
 from schemac.passes.derivatives_naming import NodeNamer, view_copy_node_name
 from schemac.passes.derivatives_saved import dedup_saved
 from schemac.passes.derivatives_signature import (
+    FamilyKey,
     SignatureKey,
-    SignatureKeys,
+    view_copy_key,
 )
 
 #: Names the generated C++ uses itself, so no argument may take them.
@@ -61,11 +62,11 @@ def load_entries(
     entries: tuple[DerivativeEntry, ...],
     scope: FormulaScope,
     sink: DiagnosticSink,
-    keys: list[SignatureKeys],
+    keys: list[FamilyKey],
 ) -> tuple[Loaded, tuple[str, ...]]:
     """``find_function``: the module's (``Module.find_function``, whose index the
-    backends use too); ``keys``: each function's signature keys
-    (:func:`signature_keys`), in order."""
+    backends use too); ``keys``: each function's plain signature key (its
+    schema's family key), in order."""
     # Only the signatures of the entries' functions are looked up: functions
     # with another base name (the key's first part, a string) are not hashed
     # whole.  The lists keep module order.
@@ -75,8 +76,7 @@ def load_entries(
         if found is not None:
             wanted.add(found.func.name.name.base)
     by_signature: dict[Hashable, list[NativeFunction]] = defaultdict(list)
-    for f, key in zip(functions, keys, strict=True):
-        plain = key.plain
+    for f, plain in zip(functions, keys, strict=True):
         if plain[0] in wanted:
             by_signature[plain].append(f)
     namer = NodeNamer()
@@ -209,7 +209,7 @@ def _check_output_differentiability(
 
 
 def add_view_copy_infos(
-    loaded: Loaded, functions: tuple[NativeFunction, ...], keys: list[SignatureKeys]
+    loaded: Loaded, functions: tuple[NativeFunction, ...], keys: list[FamilyKey]
 ) -> None:
     """Give each view's ``_copy`` twin the view's infos, unless it has its own."""
     copies = _view_copies(functions, keys)
@@ -242,18 +242,28 @@ def is_view_op(f: NativeFunction) -> bool:
 
 
 def _view_copies(
-    functions: tuple[NativeFunction, ...], keys: list[SignatureKeys]
+    functions: tuple[NativeFunction, ...], keys: list[FamilyKey]
 ) -> dict[OperatorName, NativeFunction]:
-    """View operator name -> its non-aliasing functional ``_copy`` twin."""
-    copies: dict[SignatureKey, NativeFunction] = {}
+    """View operator name -> its non-aliasing functional ``_copy`` twin.
+
+    ``keys``: the functions' plain signature keys, in order.  Only functional
+    operators whose view-copy key has a view's base name can be a twin, so
+    only those keys are hashed whole.
+    """
     views: list[tuple[NativeFunction, SignatureKey]] = []
-    for f, key in zip(functions, keys, strict=True):
+    functional: list[tuple[NativeFunction, SignatureKey]] = []
+    for f, plain in zip(functions, keys, strict=True):
         func = f.func
         if f.is_view_op:
             if not func.name.name.inplace:
-                views.append((f, key.view_copy))
+                views.append((f, view_copy_key(plain)))
         elif func.kind() is SchemaKind.functional:
-            copies.setdefault(key.view_copy, f)
+            functional.append((f, view_copy_key(plain)))
+    view_bases = {key[0] for _, key in views}
+    copies: dict[SignatureKey, NativeFunction] = {}
+    for f, key in functional:
+        if key[0] in view_bases:
+            copies.setdefault(key, f)
     result: dict[OperatorName, NativeFunction] = {}
     for view, view_key in views:
         copy = copies.get(view_key)

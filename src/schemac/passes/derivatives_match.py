@@ -37,8 +37,9 @@ from schemac.passes.derivatives_foreach import foreach_info
 from schemac.passes.derivatives_saved import ident_pattern, uses_ident
 from schemac.passes.derivatives_signature import (
     FOREACH_PREFIX,
+    FamilyKey,
     SignatureKey,
-    signature_keys,
+    no_defaults_key,
 )
 
 
@@ -61,7 +62,8 @@ class Matcher:
             table = (
                 self._functional if schema.kind() is SchemaKind.functional else self._non_functional
             )
-            table[signature_keys(schema).no_defaults] = item
+            plain: FamilyKey = schema.family_key  # type: ignore[assignment]
+            table[no_defaults_key(schema, plain)] = item
         #: The base names (first part) of all those keys: most functions' base
         #: is none of them, and testing a string spares hashing two whole keys.
         self._bases = {key[0] for key in self._functional} | {
@@ -77,8 +79,8 @@ class Matcher:
     ) -> list[_Candidate]:
         return by_base.get(foreach.name.name.base.split("_foreach_")[-1], [])
 
-    def find(self, f: NativeFunction, key: SignatureKey) -> _Found | None:
-        """``key``: ``f``'s signature key without defaults (``SignatureKeys.no_defaults``)."""
+    def find(self, f: NativeFunction, plain: FamilyKey) -> _Found | None:
+        """``plain``: ``f``'s plain signature key (its schema's family key)."""
         func = f.func
         # Whether it is generated, and is_foreach, inlined: asked of every function.
         generated = f.generated or "generated" in f.tags
@@ -88,7 +90,8 @@ class Matcher:
         if exact is not None:
             return _Found(exact.infos, True)
         foreach = func.name.name.base.startswith(FOREACH_PREFIX)
-        if key[0] in self._bases:
+        if plain[0] in self._bases:
+            key = no_defaults_key(func, plain)
             functional = self._functional.get(key)
             if functional is not None and not foreach:
                 return _Found(functional.infos, False)
@@ -138,10 +141,10 @@ def _default(infos: tuple[DifferentiabilityInfo, ...]) -> DifferentiabilityInfo 
 
 
 def match_function(
-    f: NativeFunction, key: SignatureKey, matcher: Matcher, sink: DiagnosticSink
+    f: NativeFunction, plain: FamilyKey, matcher: Matcher, sink: DiagnosticSink
 ) -> FunctionAutograd | None:
-    """``key``: as for :meth:`Matcher.find`."""
-    found = matcher.find(f, key)
+    """``plain``: as for :meth:`Matcher.find`."""
+    found = matcher.find(f, plain)
     if found is None or not found.infos:
         return None
     inplace = f.func.kind() is SchemaKind.inplace

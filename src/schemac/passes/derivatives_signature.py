@@ -88,18 +88,23 @@ def signature_keys(schema: FunctionSchema) -> SignatureKeys:
     """Keys equal exactly when :func:`signature_key`, with ``strip_default`` and with
     ``strip_view_copy_name``, are.
 
-    The pass needs all three for nearly every function; they differ only in the
-    base name or the defaults, so all three derive from the schema's
-    ``family_key``, which grouping has usually computed already.  That key
-    holds types where :func:`signature_key` holds their spelling: the same
-    partition, as two types the grammar can write are equal exactly when they
-    print alike.
-
-    Runs for every function, so the helpers are inlined as plain loops.
+    They differ only in the base name or the defaults, so all three derive
+    from the schema's ``family_key``, which grouping has usually computed
+    already.  That key holds types where :func:`signature_key` holds their
+    spelling: the same partition, as two types the grammar can write are
+    equal exactly when they print alike.  The pass asks for each key
+    separately (:func:`no_defaults_key`, :func:`view_copy_key`), and only of
+    the functions that can match by base name.
     """
     plain: FamilyKey = schema.family_key  # type: ignore[assignment]
+    return SignatureKeys(plain, no_defaults_key(schema, plain), view_copy_key(plain))
+
+
+def no_defaults_key(schema: FunctionSchema, plain: FamilyKey) -> SignatureKey:
+    """``signature_keys(schema).no_defaults``; ``plain``: the schema's family key."""
     base, dunder, positional, kwargs, returns = plain
-    # Most argument lists have no default to strip: their parts are reused as they are.
+    # Most argument lists have no default to strip: their parts are reused as
+    # they are (plain loops: asked of most functions).
     stripped = positional
     for _, _, default in positional:
         if default is not None:
@@ -113,16 +118,15 @@ def signature_keys(schema: FunctionSchema) -> SignatureKeys:
         if default is not None:
             stripped_kwargs = tuple([(n, t, None) for n, t, _ in kwargs])
             break
-    no_defaults = (base, dunder, stripped, stripped_kwargs, returns)
+    return (base, dunder, stripped, stripped_kwargs, returns)
+
+
+def view_copy_key(plain: FamilyKey) -> SignatureKey:
+    """``signature_keys(schema).view_copy`` from the schema's family key ``plain``."""
+    base = plain[0]
     if base.endswith("_copy") or base.endswith("_scatter"):
-        view_copy = (_view_copy_base(base), dunder, positional, kwargs, returns)
-    else:
-        view_copy = plain
-    # tuple.__new__, not SignatureKeys(...): a named tuple's __new__ is a Python call.
-    return _new_keys(SignatureKeys, (plain, no_defaults, view_copy))
-
-
-_new_keys = tuple.__new__
+        return (_view_copy_base(base), *plain[1:])
+    return plain
 
 
 def _view_copy_base(base: str) -> str:
