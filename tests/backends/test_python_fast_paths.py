@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from schemac import parse_schema
 from schemac.backends.aten.signatures.cpp_api import has_symint
-from schemac.backends.python.dispatch import takes_symint
-from schemac.backends.python.operators import UNTRACED_OPERATORS, is_traceable
+from schemac.backends.python.dispatch import CallMemo, takes_symint
+from schemac.backends.python.operators import UNTRACED_OPERATORS, is_traceable, python_bindings
 from schemac.backends.python.signatures import ArgumentMemo, python_argument
 from schemac.diagnostics import SchemacError, Span
 from schemac.ir.native import NativeFunction
@@ -121,3 +121,29 @@ def test_argument_memo_shares_exactly_equal_arguments(arguments: list[Argument])
         for second, python_second in zip(arguments, made, strict=True):
             assert (python_first is python_second) == (value(first) == value(second))
     assert memo(tuple(arguments)) == made
+
+
+def test_plain_calls_bind_every_parsed_argument(schemac_module) -> None:  # type: ignore[no-untyped-def]
+    """dispatch_call binds a plain call (no TensorOptions, no out=) as ``dict(parsed)``.
+
+    That stands for its general loop, which binds each parser argument, in
+    order, to its parsed expression: checked here for every such call of
+    torch's bindings.
+    """
+    bindings = python_bindings(schemac_module)
+    memo = CallMemo(bindings.arguments)
+    checked = 0
+    for _, per_module in bindings.per_module:
+        for binding in per_module:
+            for group in binding.groups:
+                sig = group.signature
+                for function in (group.base, group.out):
+                    if function is None or function.func.is_out_fn or sig.tensor_options:
+                        continue
+                    if function.func.arguments.tensor_options is not None:
+                        continue
+                    parsed = memo.parsed(sig)
+                    by_loop = {arg.name: parsed[arg.name] for arg in sig.arguments()}
+                    assert list(parsed.items()) == list(by_loop.items())
+                    checked += 1
+    assert checked > 2000

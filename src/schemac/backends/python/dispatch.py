@@ -405,24 +405,29 @@ def dispatch_call(
     is_out = function.func.is_out_fn
 
     locals_: list[tuple[str, str]] = []
-    bound: dict[str, str] = {}
-    # The TensorOptions fields come last; they are bound through ``options``.
-    for arg in arguments[: len(arguments) - len(sig.tensor_options)]:
-        if takes_options and arg.name == "self":
-            locals_.append(("self", parsed[arg.name]))
-            bound["self"] = "self"
-        elif len(arg.outputs) > 1 and is_out:
-            locals_.append(("out", parsed[arg.name]))
-            for position, output in enumerate(arg.outputs):
-                bound[output.name] = f"out[{position}]"
-        else:
-            bound[arg.name] = parsed[arg.name]
+    bound: dict[str, str]
+    if not takes_options and not is_out and not sig.tensor_options:
+        # Nearly every call: each parser argument binds its parsed value,
+        # which is what the loop below would do.
+        bound = dict(parsed)
+    else:
+        bound = {}
+        # The TensorOptions fields come last; they are bound through ``options``.
+        for arg in arguments[: len(arguments) - len(sig.tensor_options)]:
+            if takes_options and arg.name == "self":
+                locals_.append(("self", parsed[arg.name]))
+                bound["self"] = "self"
+            elif len(arg.outputs) > 1 and is_out:
+                locals_.append(("out", parsed[arg.name]))
+                for position, output in enumerate(arg.outputs):
+                    bound[output.name] = f"out[{position}]"
+            else:
+                bound[arg.name] = parsed[arg.name]
     if sig.method:
         bound["self"] = "self"
 
     options = None
     out_check = None
-    option_names = {a.name for a in sig.tensor_options} if sig.tensor_options else set()
     if takes_options:
         if is_out:
             raise UnbindableOverload(f"{function.func}: TensorOptions with out arguments")
@@ -436,7 +441,8 @@ def dispatch_call(
             sig.method,
         )
         bound["options"] = "options"
-    elif option_names:
+    elif sig.tensor_options:
+        option_names = {a.name for a in sig.tensor_options}
         if "dtype" in option_names:
             if not is_out or not {"layout", "device"} <= option_names:
                 raise UnbindableOverload(f"{function.func}: dtype without out= to check it against")
