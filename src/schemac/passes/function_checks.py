@@ -82,11 +82,13 @@ def check_function(
             keyword_args.append(arg)
         if not mentions_dropout and "dropout" in arg_name:
             mentions_dropout = True
-    # Out arguments do not count, as in PyTorch's heuristic; "rand" decides alone.
-    takes_generator = "rand" not in name and any_of_base(arguments.flat_non_out, BaseTy.Generator)
-
+    # The heuristic matters only without the tag.  Out arguments do not count
+    # as Generators, as in PyTorch's heuristic; "rand" decides alone.
     if "nondeterministic_seeded" not in f.tags and _looks_random(
-        f, name, mentions_dropout, takes_generator
+        f,
+        name,
+        mentions_dropout,
+        "rand" not in name and any_of_base(arguments.flat_non_out, BaseTy.Generator),
     ):
         sink.error(
             first_span(f, "tags", "func"),

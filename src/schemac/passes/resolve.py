@@ -144,7 +144,8 @@ def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:
         _check_not_factory(f, sink)
         table[COMPOSITE_IMPLICIT] = Kernel(default_kernel_name(f.func))
 
-    composites = [k for k in table if k in _COMPOSITE_KEYS]
+    # A one-key table (most) cannot have two composite kernels.
+    composites = [k for k in table if k in _COMPOSITE_KEYS] if len(table) > 1 else []
     allowed_pair = (
         len(composites) == 2
         and COMPOSITE_IMPLICIT_NESTED in composites
