@@ -8,8 +8,9 @@ tuple of pairs for equality and hashing with a private index for lookups.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import Generic, TypeVar
 
 import attrs
 
@@ -21,9 +22,12 @@ def _as_pairs(items: Iterable[tuple[K, V]]) -> tuple[tuple[K, V], ...]:
     return tuple(items)
 
 
-# Not slotted, so that the lookup index can live outside the attrs fields:
-# generic IR printers walk the fields and must see only the pairs.
-@attrs.frozen(eq=True, hash=True, slots=False)
+# Slotted, with the lookup index in a slot of its own that is not an attrs
+# field (generic IR printers walk the fields and must see only the pairs): a
+# cached_property gives a slotted attrs class that slot.  A module holds
+# ~3,000 of these maps (every dispatch table), and a per-instance __dict__ was
+# one more object to build and free for each.
+@attrs.frozen(eq=True, hash=True)
 class FrozenMap(Mapping[K, V], Generic[K, V]):
     """Insertion-ordered; ``FrozenMap(((k, v), ...))`` or :meth:`of`."""
 
@@ -31,16 +35,18 @@ class FrozenMap(Mapping[K, V], Generic[K, V]):
 
     def __attrs_post_init__(self) -> None:
         index = dict(self.items_)
+        # Filled here, so the cached_property below never computes it.
         object.__setattr__(self, "_index", index)
         if len(index) != len(self.items_):
             raise ValueError("FrozenMap built with duplicate keys")
 
+    @functools.cached_property
+    def _index(self) -> dict[K, V]:
+        return dict(self.items_)
+
     @classmethod
     def of(cls, mapping: Mapping[K, V]) -> FrozenMap[K, V]:
         return cls(tuple(mapping.items()))
-
-    if TYPE_CHECKING:  # set in __attrs_post_init__; not an attrs field
-        _index: dict[K, V]
 
     def __getitem__(self, key: K) -> V:
         return self._index[key]
