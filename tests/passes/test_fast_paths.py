@@ -93,3 +93,22 @@ def test_name_index_handed_between_passes_is_the_one_built_afresh(
     assert list(handed.items()) == list(_index_functions(generated.functions).items())
     matched = MatchDerivatives().run(ctx, generated)
     assert matched.__dict__["_by_name"] is handed
+
+
+def test_entry_schemas_compare_by_text_as_by_ir(real_module: Module) -> None:
+    """load_entries compares an entry's schema with its function's by their texts."""
+    compared = 0
+    for entry in real_module.derivatives:
+        found = real_module.find_function(entry.schema.name)
+        if found is not None:
+            assert (str(found.func) == str(entry.schema)) == (found.func == entry.schema)
+            compared += 1
+    assert compared > 500
+    near = [
+        ("f(Tensor self, int x=1) -> Tensor", "f(Tensor self, int x=2) -> Tensor"),
+        ("f(Tensor self) -> Tensor", "f(Tensor(a!) self) -> Tensor(a!)"),
+        ("f(Tensor self) -> (Tensor a, Tensor b)", "f(Tensor self) -> (Tensor, Tensor)"),
+    ]
+    for one, other in near:
+        a, b = parse_schema(one), parse_schema(other)
+        assert str(a) != str(b) and a != b
