@@ -138,9 +138,9 @@ def _schemac_full(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[],
     """What ``schemac compile -t TARGET`` does after its imports, with its default ``-j``."""
     _import_schemac(bench.target)
     from schemac.backends.driver import compile_to_directory
-    from schemac.backends.late_work import split_late_work
     from schemac.cli import default_jobs
     from schemac.cli_pipeline import compile_pass_manager
+    from schemac.compile_plan import split_late_work
     from schemac.frontend.loader import load_module
     from schemac.passes.base import PassContext
 

@@ -277,7 +277,7 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
         return 2
-    from schemac.backends.late_work import split_late_work
+    from schemac.compile_plan import split_late_work
 
     context = PassContext(verify=args.verify)
     # Passes only some backends need may run beside the others: Note [Late work].

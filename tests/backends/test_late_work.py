@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from schemac.backends.late_work import LateWork, emit_late, split_late_work
+from schemac.backends.late_work import LateWork, emit_late
 from schemac.backends.output.background import can_fork
 from schemac.cli_pipeline import compile_pass_manager
+from schemac.compile_plan import split_late_work
 from schemac.frontend.loader import load_module
 from schemac.passes.base import PassContext
 
@@ -35,7 +36,7 @@ def test_python_leaves_matching_derivatives_to_the_node_getters() -> None:
     early, late = _split(["python"])
     assert early == ("resolve-dispatch", "autogen-variants")
     assert late is not None
-    assert late.passes.names() == ("match-derivatives",)
+    assert late.pass_names == ("match-derivatives",)
     assert late.backends == {"python-autograd-nodes"}
 
 

@@ -12,10 +12,11 @@ backends that need it can run in a forked worker process while the main
 process emits the other backends: on two cores, ``-t python`` then takes
 the time of the longer of the two instead of their sum.
 
-:func:`split_late_work` decides from the registry alone, for any targets: the
-late passes are those providing only :data:`DERIVED_ONLY_FACTS`, the late
-backends those requiring one of those facts.  No split is made when either
-side would be empty, or when an early pass needs a late fact.
+:func:`schemac.compile_plan.split_late_work` decides from the registry alone,
+for any targets: the late passes are those providing only derived-table
+facts, the late backends those requiring one of those facts.  No split is
+made when either side would be empty, or when an early pass needs a late
+fact.
 
 The result is the same as running everything in one process, byte for byte:
 the worker (:mod:`.forked`) runs the same passes on the same module and the
@@ -30,65 +31,40 @@ ran.  ``schemac compile -j 1`` runs the late passes in line
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 
 from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.registry import BackendEntry, EmitOptions, RunMemo, backends_for
+from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.ir.module import Module
-from schemac.passes.base import PassContext
-from schemac.passes.manager import PassManager
 
-#: Facts whose passes only add a derived table to the module, never changing
-#: its functions (see Note [Late work]); their passes may run late.
-DERIVED_ONLY_FACTS = frozenset({"autograd-infos"})
+#: Runs the late passes on a module: the module after them, and the
+#: ``(pass name, seconds)`` of each.  Made by :func:`schemac.compile_plan.split_late_work`
+#: (backends do not import passes).
+LatePasses = Callable[[Module], tuple[Module, tuple[tuple[str, float], ...]]]
 
 
 @attrs.frozen
 class LateWork:
     """Passes to run after the others, and the backends (by name) that need them."""
 
-    passes: PassManager
-    context: PassContext
+    run_passes: LatePasses
+    #: The late passes' names, in run order.
+    pass_names: tuple[str, ...]
     backends: frozenset[str]
-
-
-def split_late_work(
-    manager: PassManager, targets: Sequence[str], context: PassContext
-) -> tuple[PassManager, LateWork | None]:
-    """``manager`` cut into the passes to run first and the :class:`LateWork`, if any."""
-    late_passes = tuple(
-        p for p in manager.passes if p.provides and set(p.provides) <= DERIVED_ONLY_FACTS
-    )
-    late_facts = {fact for p in late_passes for fact in p.provides}
-    entries = _entries(targets)
-    late_backends = frozenset(e.name for e in entries if late_facts & set(e.requires))
-    early = tuple(p for p in manager.passes if p not in late_passes)
-    if (
-        not late_passes
-        or not late_backends
-        or all(e.name in late_backends for e in entries)
-        or any(late_facts & set(p.requires) for p in early)
-    ):
-        return manager, None
-    return PassManager(early), LateWork(PassManager(late_passes), context, late_backends)
-
-
-def _entries(targets: Sequence[str]) -> list[BackendEntry]:
-    return [entry for target in targets for entry in backends_for(target)]
 
 
 def run_late_inline(
     module: Module, late: LateWork, timings: list[tuple[str, float]] | None = None
 ) -> Module:
     """The late passes in this process (``-j 1``, or no ``os.fork``); ``timings`` gets theirs."""
-    pipeline = late.passes.run(late.context, module)
+    module, pass_timings = late.run_passes(module)
     if timings is not None:
-        timings.extend((t.name, t.seconds) for t in pipeline.timings)
-    return pipeline.module
+        timings.extend(pass_timings)
+    return module
 
 
 @attrs.frozen
@@ -102,9 +78,8 @@ class LateResult:
 
 def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateResult:
     """Run the late passes, check the C++ names, emit the late backends (in the worker)."""
-    pipeline = late.passes.run(late.context, module, pause_gc=False)
-    module = pipeline.module
-    timings = [(f"{t.name} (worker)", t.seconds) for t in pipeline.timings]
+    module, pass_timings = late.run_passes(module)
+    timings = [(f"{name} (worker)", seconds) for name, seconds in pass_timings]
     # The names every backend prints, checked here and not in the main process
     # (emit_targets), after the late passes as in a run in one process.
     check_cpp_names(module)
