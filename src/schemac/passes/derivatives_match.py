@@ -64,6 +64,9 @@ class Matcher:
             )
             plain: FamilyKey = schema.family_key  # type: ignore[assignment]
             table[no_defaults_key(schema, plain)] = item
+        #: The base names of the loaded operators: most functions have none of
+        #: them, and testing a string spares hashing their OperatorName.
+        self._loaded_bases = {name.name.base for name in loaded}
         #: The base names (first part) of all those keys: most functions' base
         #: is none of them, and testing a string spares hashing two whole keys.
         self._bases = {key[0] for key in self._functional} | {
@@ -86,7 +89,8 @@ class Matcher:
         generated = f.generated or "generated" in f.tags
         if generated and func.kind() is SchemaKind.out:
             return None
-        exact = self._loaded.get(func.name)
+        name = func.name
+        exact = self._loaded.get(name) if name.name.base in self._loaded_bases else None
         if exact is not None:
             return _Found(exact.infos, True)
         foreach = func.name.name.base.startswith(FOREACH_PREFIX)

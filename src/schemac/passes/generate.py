@@ -382,6 +382,6 @@ def _synthesise(
     )
     resolution = Resolution(
         FrozenMap(((COMPOSITE_EXPLICIT, Kernel(kernel)),)),
-        is_abstract=module.resolution(source.name).is_abstract,
+        is_abstract=module.resolutions[source.func.name].is_abstract,
     )
     return function, resolution
