@@ -286,12 +286,10 @@ class FunctionSchema:
 
     @functools.cached_property
     def family_key(self) -> Hashable:
-        """:func:`schemac.ir.signature.family_key`, computed once.
+        """:func:`family_key`, computed once.
 
         Synthesis and grouping both bucket every function by it.
         """
-        from schemac.ir.signature import family_key  # that module builds on this one
-
         return family_key(self)
 
     def schema_order_arguments(self) -> tuple[Argument, ...]:
@@ -311,6 +309,50 @@ class FunctionSchema:
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return attrs.evolve(self, name=name)
+
+
+def family_key(schema: FunctionSchema) -> Hashable:
+    r"""A key equal for two schemas exactly when their default
+    :func:`~schemac.ir.signature.signature_key`\ s are.
+
+    Made of tuples of strings instead of IR objects, which are dearer to build
+    and far dearer to hash: a tuple does not keep its hash, and each type in it
+    would be hashed through a Python-level ``__hash__`` on every dict look-up
+    (the passes look each function's key up about six times).  Each part
+    mirrors :func:`~schemac.ir.signature.signature_key`'s: an argument without its annotation
+    compares as its (name, type, default), a return without its name as its
+    type, and the operator name as its base and dunder flag.  Types are
+    spelled, which partitions them as comparing would: two types the grammar
+    can write are equal exactly when they print alike.
+
+    Computed for every function by two passes, so written as loops that read
+    each argument once; most schemas mutate nothing, and for them the extra
+    returns (mutated inputs that are not returned) are not looked for.
+    """
+    args = schema.arguments
+    name = schema.name
+    mutates = bool(args.out)
+    positional = []
+    for a in args.positional:
+        positional.append((a.name, a.type.spelling, a.default))
+        if not mutates and a.annotation is not None and a.annotation.is_write:
+            mutates = True
+    # Note [bernoulli.p signature] (schemac.ir.signature)
+    if name.overload == "p" and str(name) == "bernoulli.p":
+        positional = [(n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional]
+    kwarg_only = args.kwarg_only
+    if len(kwarg_only) >= len(TENSOR_OPTIONS_FIELDS) and args.tensor_options is not None:
+        kwarg_only = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
+    kwargs = tuple([(a.name, a.type.spelling, a.default) for a in kwarg_only])
+    returns = [r.type.spelling for r in schema.returns]
+    if mutates:
+        returned = [r.annotation for r in schema.returns]
+        self_arg = args.self_arg
+        written = (self_arg,) if self_arg is not None else ()
+        for a in written + args.out + args.post_self_positional:
+            if a.is_write and a.annotation not in returned:
+                returns.append(a.type.spelling)
+    return (name.name.base, name.name.dunder, tuple(positional), kwargs, tuple(returns))
 
 
 def schema_text(schema: FunctionSchema) -> str:

@@ -25,18 +25,27 @@ default its in-place and out= siblings have; the signature gives it
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
 import attrs
 
 from schemac.ir.names import BaseOperatorName, OperatorName
 from schemac.ir.schema import (
-    TENSOR_OPTIONS_FIELDS,
     Argument,
     Arguments,
     FunctionSchema,
     Return,
+    family_key,
 )
+
+# family_key lives with FunctionSchema, which keeps it (see there); it is
+# exported here, beside the signature_key it mirrors.
+__all__ = [
+    "family_key",
+    "signature",
+    "signature_arguments",
+    "signature_key",
+    "view_signature",
+    "view_signature_key",
+]
 
 
 def _plain(arg: Argument, strip_default: bool) -> Argument:
@@ -100,49 +109,6 @@ def signature_key(
         )
     name = OperatorName(BaseOperatorName(base, dunder=schema.name.name.dunder))
     return name, sig_args, returns + extra_returns
-
-
-def family_key(schema: FunctionSchema) -> Hashable:
-    r"""A key equal for two schemas exactly when their default :func:`signature_key`\ s are.
-
-    Made of tuples of strings instead of IR objects, which are dearer to build
-    and far dearer to hash: a tuple does not keep its hash, and each type in it
-    would be hashed through a Python-level ``__hash__`` on every dict look-up
-    (the passes look each function's key up about six times).  Each part
-    mirrors :func:`signature_key`'s: an argument without its annotation
-    compares as its (name, type, default), a return without its name as its
-    type, and the operator name as its base and dunder flag.  Types are
-    spelled, which partitions them as comparing would: two types the grammar
-    can write are equal exactly when they print alike.
-
-    Computed for every function by two passes, so written as loops that read
-    each argument once; most schemas mutate nothing, and for them the extra
-    returns (mutated inputs that are not returned) are not looked for.
-    """
-    args = schema.arguments
-    name = schema.name
-    mutates = bool(args.out)
-    positional = []
-    for a in args.positional:
-        positional.append((a.name, str(a.type), a.default))
-        if not mutates and a.annotation is not None and a.annotation.is_write:
-            mutates = True
-    # Note [bernoulli.p signature]
-    if name.overload == "p" and str(name) == "bernoulli.p":
-        positional = [(n, t, "0.5") if n == "p" else (n, t, d) for n, t, d in positional]
-    kwarg_only = args.kwarg_only
-    if len(kwarg_only) >= len(TENSOR_OPTIONS_FIELDS) and args.tensor_options is not None:
-        kwarg_only = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
-    kwargs = tuple([(a.name, str(a.type), a.default) for a in kwarg_only])
-    returns = [str(r.type) for r in schema.returns]
-    if mutates:
-        returned = [r.annotation for r in schema.returns]
-        self_arg = args.self_arg
-        written = (self_arg,) if self_arg is not None else ()
-        for a in written + args.out + args.post_self_positional:
-            if a.is_write and a.annotation not in returned:
-                returns.append(str(a.type))
-    return (name.name.base, name.name.dunder, tuple(positional), kwargs, tuple(returns))
 
 
 def signature(

@@ -47,30 +47,51 @@ CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 
 # Hashes cached (here and below): types are hashed with every argument, and
 # hashing an enum member goes through a Python-level method.
+#
+# Each type also keeps its spelling, built once when it is made: the parser
+# shares type objects, so there are a few thousand types per compile but
+# ~25,000 prints of them (signature keys alone spell every argument).  Code
+# that only needs the text reads ``spelling`` (a slot, no call); ``str()``
+# stays the public way to spell a type.  Not compared, hashed or shown: it is
+# a function of the other fields.
+_SPELLING = attrs.field(init=False, eq=False, hash=False, repr=False)
+
+
 @attrs.frozen(cache_hash=True)
 class BaseType:
     name: BaseTy
+    spelling: str = _SPELLING
+
+    def __attrs_post_init__(self) -> None:
+        # ``_value_``, not ``.value``: Enum's ``value`` is a descriptor, several times slower.
+        object.__setattr__(self, "spelling", self.name._value_)
 
     def __str__(self) -> str:
-        # ``_value_``, not ``.value``: Enum's ``value`` is a descriptor, several
-        # times slower, and every type is printed tens of thousands of times.
-        return self.name._value_
+        return self.spelling
 
 
 @attrs.frozen(cache_hash=True)
 class CustomClassType:
     class_name: str
+    spelling: str = _SPELLING
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "spelling", CUSTOM_CLASS_PREFIX + self.class_name)
 
     def __str__(self) -> str:
-        return f"{CUSTOM_CLASS_PREFIX}{self.class_name}"
+        return self.spelling
 
 
 @attrs.frozen(cache_hash=True)
 class OptionalType:
     elem: Type
+    spelling: str = _SPELLING
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "spelling", self.elem.spelling + "?")
 
     def __str__(self) -> str:
-        return f"{self.elem}?"
+        return self.spelling
 
 
 @attrs.frozen(cache_hash=True)
@@ -78,9 +99,13 @@ class ListType:
     elem: Type
     #: ``int[2]`` has size 2; ``int[]`` has none.  Size 0 prints as ``[]``.
     size: int | None = None
+    spelling: str = _SPELLING
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "spelling", f"{self.elem.spelling}[{self.size or ''}]")
 
     def __str__(self) -> str:
-        return f"{self.elem}[{self.size or ''}]"
+        return self.spelling
 
 
 Type = BaseType | CustomClassType | OptionalType | ListType
