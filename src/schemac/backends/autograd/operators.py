@@ -180,17 +180,22 @@ class OperatorPlan:
     #: (see :class:`DispatcherSpelling`), and its return type.
     param_defns: tuple[str, ...]
     kernel_returns: str
+    #: ``add`` for every variant of add: the operator's base name.
+    base: str
+    #: The per-operator header name, shared by all variants (the base name).
+    root_name: str
+    #: The C++ names of the parameters, and of the returns (:func:`return_names`).
+    param_names: tuple[str, ...]
+    result_names: tuple[str, ...]
+    #: The parameter list of every autograd-layer kernel of this function.
+    kernel_params: str
+    #: ``at::_ops::<op>``: the struct whose ``redispatch`` the kernels call.
+    ops_name: str
+    #: In-place or out=: the kernels return the mutated arguments.
+    modifies_arguments: bool
     #: In-place foreach operators using a per-tensor operator's formulas: that
     #: operator's argument names -> this operator's expression for tensor ``i``.
     element_args: tuple[tuple[str, str], ...] = ()
-
-    @cached
-    def base(self) -> str:
-        return self.fn.func.name.name.base
-
-    @cached
-    def root_name(self) -> str:
-        return self.fn.func.name.name.base
 
     @cached
     def infos(self) -> tuple[DifferentiabilityInfo, ...]:
@@ -203,10 +208,6 @@ class OperatorPlan:
     @cached
     def is_inplace_foreach(self) -> bool:
         return self.kind is SchemaKind.inplace and self.base.startswith("_foreach_")
-
-    @cached
-    def modifies_arguments(self) -> bool:
-        return self.kind in (SchemaKind.inplace, SchemaKind.out)
 
     @cached
     def view_of(self) -> str | None:
@@ -222,25 +223,6 @@ class OperatorPlan:
         if self.cpp_name in policy.MANUAL_AUTOGRAD:
             return False
         return self.is_abstract or self.has_derivatives
-
-    @cached
-    def result_names(self) -> tuple[str, ...]:
-        """:func:`return_names` of this function."""
-        return return_names(self.fn.func)
-
-    @cached
-    def kernel_params(self) -> str:
-        """The parameter list of every autograd-layer kernel of this function."""
-        return ", ".join(["c10::DispatchKeySet ks", *self.param_defns])
-
-    @cached
-    def param_names(self) -> tuple[str, ...]:
-        return tuple(a.name for a in self.fn.func.arguments.flat_all)
-
-    @cached
-    def ops_name(self) -> str:
-        """``at::_ops::<op>``: the struct whose ``redispatch`` the kernels call."""
-        return f"at::_ops::{unambiguous_name(self.fn.func)}"
 
     @cached
     def _outputs_without_info(self) -> tuple[str, ...]:
@@ -382,18 +364,32 @@ def plan_of(
 ) -> OperatorPlan:
     if spelling is None:
         spelling = DispatcherSpelling()
+    func = fn.func
     conv = Conventions.of(fn)
-    cpp = cpp_name(fn.func)
+    cpp = cpp_name(func)
+    kind = func.kind()
+    params = spelling.params(func, conv)
+    base = func.name.name.base
+    # The facts every kernel family asks for are computed here, once, rather
+    # than lazily: with -j 2 both halves of the backend would each compute
+    # them after the fork (see backend.py).
     return OperatorPlan(
         fn=fn,
         autograd=autograd,
         is_abstract=abstract,
         cpp_name=cpp,
-        schema_name=str(fn.func.name),
+        schema_name=str(func.name),
         wrapper=wrapper_name(fn, cpp=cpp),
-        kind=fn.func.kind(),
-        param_defns=spelling.params(fn.func, conv),
-        kernel_returns=spelling.returns(fn.func, conv),
+        kind=kind,
+        param_defns=params,
+        kernel_returns=spelling.returns(func, conv),
+        base=base,
+        root_name=base,
+        param_names=tuple([a.name for a in func.arguments.flat_all]),
+        result_names=return_names(func),
+        kernel_params=", ".join(["c10::DispatchKeySet ks", *params]),
+        ops_name=f"at::_ops::{unambiguous_name(func)}",
+        modifies_arguments=kind is SchemaKind.inplace or kind is SchemaKind.out,
         element_args=element_args,
     )
 
