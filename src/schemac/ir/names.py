@@ -33,13 +33,23 @@ class BaseOperatorName:
     functional_overload: bool = False
     namespace: str | None = None
 
+    def __attrs_post_init__(self) -> None:
+        # Spelled when made, not on first print: a name is nearly always
+        # printed, and filling the slot here spares attrs' __getattr__ path
+        # for cached properties (an AttributeError and a Python call).
+        object.__setattr__(self, "_text", self._spell())
+
     def __str__(self) -> str:
         return self._text
 
     # Spelled once per instance: the parser shares name objects, and passes
     # and backends print them ~35,000 times per compile of torch's files.
+    # The property is the fallback for an instance made without __init__.
     @functools.cached_property
     def _text(self) -> str:
+        return self._spell()
+
+    def _spell(self) -> str:
         prefix = f"{self.namespace}::" if self.namespace else ""
         if self.dunder:
             return f"{prefix}__{'i' if self.inplace else ''}{self.base}__"
@@ -70,6 +80,11 @@ class OperatorName:
 
     name: BaseOperatorName
     overload: str = ""
+
+    def __attrs_post_init__(self) -> None:
+        # As BaseOperatorName's: spelled when made.
+        name = self.name._text
+        object.__setattr__(self, "_text", f"{name}.{self.overload}" if self.overload else name)
 
     def __str__(self) -> str:
         return self._text

@@ -129,6 +129,28 @@ def _is_options_window(window: tuple[Argument, ...]) -> bool:
     )
 
 
+def _self_index(positional: tuple[Argument, ...]) -> int | None:
+    for index, arg in enumerate(positional):
+        if arg.name == "self":
+            return index
+    return None
+
+
+#: Keyword-only arguments before the TensorOptions quartet, the quartet, those after.
+_OptionsSplit = tuple[tuple[Argument, ...], TensorOptionsArguments | None, tuple[Argument, ...]]
+
+
+def _options_split(kw: tuple[Argument, ...]) -> _OptionsSplit:
+    # Most argument lists are too short to hold the quartet: no window to try.
+    if len(kw) < len(TENSOR_OPTIONS_FIELDS):
+        return kw, None, ()
+    start = _options_start(kw)
+    if start is None:
+        return kw, None, ()
+    end = start + len(TENSOR_OPTIONS_FIELDS)
+    return kw[:start], TensorOptionsArguments(*kw[start:end]), kw[end:]
+
+
 @attrs.frozen(cache_hash=True)
 class Arguments:
     """The argument list, split the way every consumer needs it.
@@ -143,15 +165,25 @@ class Arguments:
     kwarg_only: tuple[Argument, ...] = ()
     out: tuple[Argument, ...] = ()
 
+    def __attrs_post_init__(self) -> None:
+        # Note [Computed-once views filled at construction]
+        # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+        # attrs turns a cached_property of a slotted class into a slot that a
+        # generated __getattr__ fills on first access: an AttributeError and
+        # a Python call each (~0.5 us), ~17,000 times per compile of torch's
+        # files.  Views that nearly every instance is asked for are put in
+        # their slots here instead, where they cost one assignment; the
+        # cached_property stays as the fallback for an instance made without
+        # __init__ (a copy or unpickling).
+        object.__setattr__(self, "self_index", _self_index(self.positional))
+        object.__setattr__(self, "_options_split", _options_split(self.kwarg_only))
+
     # -- views ------------------------------------------------------------
     # Computed once per instance, like _options_split below: every self_* view,
     # signature and schema rule asks for it.
     @functools.cached_property
     def self_index(self) -> int | None:
-        for index, arg in enumerate(self.positional):
-            if arg.name == "self":
-                return index
-        return None
+        return _self_index(self.positional)
 
     @property
     def self_arg(self) -> Argument | None:
@@ -172,15 +204,8 @@ class Arguments:
     # slotted classes): passes and backends ask for these views of the same
     # arguments ~180,000 times when compiling torch's files.
     @functools.cached_property
-    def _options_split(
-        self,
-    ) -> tuple[tuple[Argument, ...], TensorOptionsArguments | None, tuple[Argument, ...]]:
-        kw = self.kwarg_only
-        start = _options_start(kw)
-        if start is None:
-            return kw, None, ()
-        end = start + len(TENSOR_OPTIONS_FIELDS)
-        return kw[:start], TensorOptionsArguments(*kw[start:end]), kw[end:]
+    def _options_split(self) -> _OptionsSplit:
+        return _options_split(self.kwarg_only)
 
     @property
     def tensor_options(self) -> TensorOptionsArguments | None:
@@ -234,11 +259,13 @@ class FunctionSchema:
     name_span: Span = _SPAN
 
     def __attrs_post_init__(self) -> None:
-        if _obeys_rules_trivially(self):
-            return
-        problems = list(_schema_rule_violations(self))
-        if problems:
-            raise SchemaSemanticError(problems)
+        if not _obeys_rules_trivially(self):
+            problems = list(_schema_rule_violations(self))
+            if problems:
+                raise SchemaSemanticError(problems)
+        # Note [Computed-once views filled at construction]: the kind is asked
+        # of nearly every schema made.
+        object.__setattr__(self, "_kind", _schema_kind(self))
 
     def __str__(self) -> str:
         return self._text
@@ -268,21 +295,11 @@ class FunctionSchema:
         return self._kind
 
     # Computed once per instance: passes ask each schema for its kind ~4 times.
+    # Filled at construction (see __attrs_post_init__); this is the fallback
+    # for an instance made without __init__ (a copy or unpickling).
     @functools.cached_property
     def _kind(self) -> SchemaKind:
-        if self.name.name.inplace:
-            return SchemaKind.inplace
-        outs = self.arguments.out
-        if outs:
-            for a in outs:
-                if a.name.startswith(SCRATCH_PREFIX):
-                    return SchemaKind.scratch
-            return SchemaKind.out
-        # A plain loop (every schema's kind is asked for): is_write, inlined.
-        for a in self.arguments.post_self_positional:
-            if a.annotation is not None and a.annotation.is_write:
-                return SchemaKind.mutable
-        return SchemaKind.functional
+        return _schema_kind(self)
 
     @functools.cached_property
     def family_key(self) -> Hashable:
@@ -309,6 +326,22 @@ class FunctionSchema:
 
     def with_name(self, name: OperatorName) -> FunctionSchema:
         return attrs.evolve(self, name=name)
+
+
+def _schema_kind(schema: FunctionSchema) -> SchemaKind:
+    if schema.name.name.inplace:
+        return SchemaKind.inplace
+    outs = schema.arguments.out
+    if outs:
+        for a in outs:
+            if a.name.startswith(SCRATCH_PREFIX):
+                return SchemaKind.scratch
+        return SchemaKind.out
+    # A plain loop (every schema's kind is asked for): is_write, inlined.
+    for a in schema.arguments.post_self_positional:
+        if a.annotation is not None and a.annotation.is_write:
+            return SchemaKind.mutable
+    return SchemaKind.functional
 
 
 def family_key(schema: FunctionSchema) -> Hashable:
@@ -464,7 +497,7 @@ def _obeys_rules_trivially(schema: FunctionSchema) -> bool:
         return (
             len(returns) == 1 and returns[0].annotation == annotation and returns[0].type == TENSOR
         )
-    return not returns and str(self_arg.type) in ANNOTATABLE_TYPES
+    return not returns and self_arg.type.spelling in ANNOTATABLE_TYPES
 
 
 _OPTIONS_COUNT = len(TENSOR_OPTIONS_FIELDS)
@@ -483,7 +516,7 @@ def _only_read(items: tuple[Argument, ...] | tuple[Return, ...]) -> bool:
     for item in items:
         annotation = item.annotation
         if annotation is not None and (
-            annotation.is_write or str(item.type) not in ANNOTATABLE_TYPES
+            annotation.is_write or item.type.spelling not in ANNOTATABLE_TYPES
         ):
             return False
     return True
