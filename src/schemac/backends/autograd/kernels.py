@@ -167,6 +167,10 @@ def _guard(info: DifferentiabilityInfo, saved: SavedAttribute) -> str | None:
         slots = [i for i, a in enumerate(args) if a.name == reader.var_names[0]]
         return f"grad_fn->should_compute_output({slots[0]})" if slots else None
     # A multi-gradient formula may say when it reads the value: wrap_opt_if(x, cond).
+    # The pattern needs this literal text: without it, no pattern is built
+    # (each saved name's would be compiled once per process, ~60 for torch).
+    if f"wrap_opt_if({saved.name}," not in reader.formula:
+        return None
     match = re.search(rf"wrap_opt_if\({re.escape(saved.name)},(.*?)\)", reader.formula)
     if match is None:
         return None
