@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.naming import cpp_name, unambiguous_name
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
@@ -34,8 +33,8 @@ from schemac.ir.autograd import (
 )
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import Argument, FunctionSchema, Return, SchemaKind
-from schemac.ir.types import BaseTy, ListType, is_like
+from schemac.ir.schema import FunctionSchema, Return, SchemaKind
+from schemac.ir.types import BaseTy, ListType, Type, is_like
 
 #: Outputs of these operators need no derivative (integer, boolean or fresh results).
 DONT_REQUIRE_DERIVATIVE = frozenset(
@@ -332,19 +331,28 @@ class DispatcherSpelling:
     """
 
     def __init__(self) -> None:
-        self._params: dict[Conventions, dict[Argument, str]] = {}
+        #: C++ type text per (schema type, written to), per conventions.  Keyed
+        #: by the type, not the whole argument: ~100 distinct keys, and a type's
+        #: hash is cached where an argument's is computed from all its fields.
+        self._types: dict[Conventions, dict[tuple[Type, bool], str]] = {}
         self._returns: dict[tuple[tuple[Return, ...], Conventions], str] = {}
 
     def params(self, func: FunctionSchema, conv: Conventions) -> tuple[str, ...]:
-        spelled = self._params.setdefault(conv, {})
+        spelled = self._types.get(conv)
+        if spelled is None:
+            spelled = self._types[conv] = {}
         defns = []
         for arg in func.arguments.flat_all:
-            defn = spelled.get(arg)
-            if defn is None:
-                # The parameter exactly as dispatcher_signature_of builds it (symbolic).
-                cpp = argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv)
-                defn = spelled[arg] = C.Param(cpp, arg.name, source=arg.name).defn()
-            defns.append(defn)
+            annotation = arg.annotation
+            key = (arg.type, annotation is not None and annotation.is_write)
+            cpp = spelled.get(key)
+            if cpp is None:
+                # The parameter type exactly as dispatcher_signature_of builds it (symbolic).
+                cpp = spelled[key] = str(
+                    argument_type(key[0], mutable=key[1], symint=True, conv=conv)
+                )
+            # As C.Param(cpp, arg.name).defn() spells it.
+            defns.append(f"{cpp} {arg.name}")
         return tuple(defns)
 
     def returns(self, func: FunctionSchema, conv: Conventions) -> str:
