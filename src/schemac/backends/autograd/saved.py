@@ -199,18 +199,25 @@ def _value_type(ty: Type | None, *, is_output: bool, conv: Conventions) -> str:
     return str(C.strip_reference(ctype))
 
 
+#: How a saved value of each type is kept, the same for inputs and outputs.
+#: A dict, not a chain of ``==`` tests: a type's hash is cached, and each
+#: ``==`` is a Python-level attrs call (~4,400 saved values for torch).
+_STORAGE_BY_TYPE: dict[Type | None, Storage] = {
+    _TENSOR: Storage.variable,
+    _OPTIONAL_TENSOR: Storage.variable,
+    _TENSOR_LIST: Storage.variable_list,
+    _OPTIONAL_TENSOR_LIST: Storage.optional_variable_list,
+    _SCALAR_LIST: Storage.scalar_list,
+}
+
+
 def _storage_of(ty: Type | None, *, is_output: bool) -> Storage:
-    if ty in (_TENSOR, _OPTIONAL_TENSOR):
-        return Storage.variable
+    storage = _STORAGE_BY_TYPE.get(ty)
+    if storage is not None:
+        return storage
     if is_output and ty == _SCALAR:
         # A Scalar result is a 0-dim tensor on the device: saved as a tensor.
         return Storage.variable
-    if ty == _TENSOR_LIST:
-        return Storage.variable_list
-    if ty == _OPTIONAL_TENSOR_LIST:
-        return Storage.optional_variable_list
-    if ty == _SCALAR_LIST:
-        return Storage.scalar_list
     return Storage.value
 
 
