@@ -99,10 +99,9 @@ def _any_defined(func: FunctionSchema, *, include_out: bool) -> str | None:
     checks = []
     args = func.arguments.flat_all if include_out else func.arguments.flat_non_out
     for arg in args:
-        if arg.type in _SINGLE_TENSOR_TYPES:
-            checks.append(f"isFwGradDefined({arg.name})")
-        elif arg.type == _LIST_OF_TENSORS:
-            checks.append(f"isFwGradDefinedTensorList({arg.name})")
+        check = _FW_GRAD_DEFINED.get(arg.type)
+        if check is not None:
+            checks.append(f"{check}({arg.name})")
     return " || ".join(checks) or None
 
 
@@ -124,6 +123,13 @@ def _bound(
 
 
 _LIST_OF_TENSORS = ListType(TENSOR)
+
+#: The check that an argument of each tensor type has a tangent.  A dict, not
+#: ``in``/``==`` tests: a type's hash is cached, each ``==`` is an attrs call.
+_FW_GRAD_DEFINED: dict[Type, str] = {
+    **dict.fromkeys(_SINGLE_TENSOR_TYPES, "isFwGradDefined"),
+    _LIST_OF_TENSORS: "isFwGradDefinedTensorList",
+}
 
 
 def _supported(
