@@ -160,10 +160,12 @@ def registration_key(key: str) -> str:
 class OperatorPlan:
     """One function's autograd-layer facts; names are computed once, in :func:`plan_of`.
 
-    The derived facts are cached properties: the five emitters ask each plan
-    the same questions ~100,000 times in all when compiling torch's files.
-    The class is not slotted: a cached value is then a plain instance-dict
-    hit (see backends/lazy.py).
+    The names every kernel family asks for are fields, filled by plan_of
+    before the backend forks its halves (backend.py), so neither half
+    computes them again.  The other derived facts are cached properties:
+    the emitters ask each plan the same questions ~100,000 times in all
+    when compiling torch's files.  The class is not slotted: a cached value
+    is then a plain instance-dict hit (see backends/lazy.py).
     """
 
     fn: NativeFunction
@@ -324,8 +326,8 @@ class DispatcherSpelling:
     Every autograd-layer kernel takes its operator's dispatcher parameters
     (:func:`~schemac.backends.aten.signatures.dispatcher.dispatcher_signature`:
     schema order, symbolic sizes, no defaults).  torch's ~3,100 operators
-    have ~12,000 parameters but only ~1,100 distinct arguments and ~150
-    distinct return lists, so each is spelled once.  Entries
+    have ~12,000 parameters but only ~100 distinct (type, written to) pairs
+    and ~150 distinct return lists, so each C++ type is spelled once.  Entries
     are pure functions of their keys (IR values); one memo lives for one
     compile (operator_plans makes it), never longer.
     """
