@@ -35,7 +35,7 @@ def emit_autograd(module: Module, *, parallel: bool = False) -> list[GeneratedFi
     """Every file of the target, in one order whether or not ``parallel``.
 
     With ``parallel`` the files are made in two halves of about equal CPU time
-    (measured on torch's files: ~0.14 s each, after the ~0.04 s of plans both
+    (measured on torch's files: ~0.12-0.13 s each, after the ~0.045 s of plans both
     need), the second in a forked process (:class:`~.forked.ForkedCall`).
     """
     templates = Templates(TEMPLATES_PACKAGE)
