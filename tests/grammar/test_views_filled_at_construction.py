@@ -1,8 +1,8 @@
 """Views filled when an IR object is made equal the ones computed on first use.
 
-Note [Computed-once views filled at construction] (schemac.ir.schema): the
-kind of a schema, an argument list's ``self`` index and TensorOptions split,
-and a name's text are put in their slots by ``__attrs_post_init__``.  The
+Note [Computed-once views filled at construction] (schemac.ir.schema): a
+schema's kind, an argument list's ``self`` and TensorOptions views and flat
+lists, and a name's texts are put in their slots by ``__attrs_post_init__``.  The
 cached properties that compute them lazily stay as the fallback for objects
 made without ``__init__``; a copy made that way (its slots left empty) must
 read the same values as the original.
@@ -11,6 +11,7 @@ read the same values as the original.
 from __future__ import annotations
 
 import pickle
+from typing import TypeVar
 
 import attrs
 from hypothesis import HealthCheck, given, settings
@@ -23,8 +24,10 @@ from schemac.ir.schema import Arguments, FunctionSchema
 
 from . import strategies
 
+T = TypeVar("T")
 
-def bare_copy(obj: object) -> object:
+
+def bare_copy(obj: T) -> T:
     """A copy whose attrs fields are set and whose other slots are empty."""
     cls = type(obj)
     new = object.__new__(cls)
@@ -40,6 +43,10 @@ def views(args: Arguments) -> tuple[object, ...]:
         args.pre_tensor_options_kwarg_only,
         args.tensor_options,
         args.post_tensor_options_kwarg_only,
+        args.post_self_positional,
+        args.pre_self_positional,
+        args.flat_non_out,
+        args.flat_all,
     )
 
 
@@ -56,11 +63,13 @@ def test_filled_views_equal_lazy_ones(text: str) -> None:
     lazy = bare_copy(schema)
     assert isinstance(lazy, FunctionSchema)
     assert lazy.kind() is schema.kind()
+    assert lazy.is_out_fn == schema.is_out_fn == bool(schema.arguments.out)
     assert lazy.family_key == schema.family_key
     for name in (schema.name, schema.name.name):
         lazy_name = bare_copy(name)
         assert isinstance(lazy_name, (OperatorName, BaseOperatorName))
         assert str(lazy_name) == str(name)
+    assert bare_copy(schema.name.name).unqualified == schema.name.name.unqualified
     restored = pickle.loads(pickle.dumps(schema))
     assert restored == schema
     assert restored.kind() is schema.kind()
@@ -72,3 +81,13 @@ def test_names_spelled_when_made() -> None:
     assert str(name) == "aten::add_.Tensor"
     assert str(name.with_overload("out")) == "aten::add.out"
     assert str(BaseOperatorName("and", True, True)) == "__iand__"
+    for inplace, dunder, functional in (
+        (True, False, False),
+        (False, False, True),
+        (True, True, False),
+    ):
+        plain = BaseOperatorName("mul", inplace, dunder, functional)
+        qualified = BaseOperatorName("mul", inplace, dunder, functional, "aten")
+        assert qualified.unqualified == plain.unqualified == str(plain)
+        assert str(qualified) == "aten::" + str(plain)
+        assert BaseOperatorName("mul", inplace, dunder, functional, "").unqualified == str(plain)

@@ -35,29 +35,38 @@ class BaseOperatorName:
 
     def __attrs_post_init__(self) -> None:
         # Spelled when made, not on first print: a name is nearly always
-        # printed, and filling the slot here spares attrs' __getattr__ path
+        # printed, and filling the slots here spares attrs' __getattr__ path
         # for cached properties (an AttributeError and a Python call).
-        object.__setattr__(self, "_text", self._spell())
+        unqualified = self._spell_unqualified()
+        object.__setattr__(self, "unqualified", unqualified)
+        object.__setattr__(self, "_text", self._qualify(unqualified))
 
     def __str__(self) -> str:
         return self._text
 
     # Spelled once per instance: the parser shares name objects, and passes
     # and backends print them ~35,000 times per compile of torch's files.
-    # The property is the fallback for an instance made without __init__.
+    # The properties are the fallback for an instance made without __init__.
     @functools.cached_property
     def _text(self) -> str:
-        return self._spell()
+        return self._qualify(self._spell_unqualified())
 
-    def _spell(self) -> str:
-        prefix = f"{self.namespace}::" if self.namespace else ""
+    @functools.cached_property
+    def unqualified(self) -> str:
+        """``str()`` without the namespace: ``add_``, ``__iand__``."""
+        return self._spell_unqualified()
+
+    def _qualify(self, unqualified: str) -> str:
+        return f"{self.namespace}::{unqualified}" if self.namespace else unqualified
+
+    def _spell_unqualified(self) -> str:
         if self.dunder:
-            return f"{prefix}__{'i' if self.inplace else ''}{self.base}__"
+            return f"__{'i' if self.inplace else ''}{self.base}__"
         if self.inplace:
-            return f"{prefix}{self.base}_"
+            return f"{self.base}_"
         if self.functional_overload:
-            return f"{prefix}{self.base}{FUNCTIONAL_SUFFIX}"
-        return f"{prefix}{self.base}"
+            return f"{self.base}{FUNCTIONAL_SUFFIX}"
+        return self.base
 
     def without_inplace(self) -> BaseOperatorName:
         if not self.inplace and not self.functional_overload:
@@ -65,13 +74,6 @@ class BaseOperatorName:
             # are then computed once for both.
             return self
         return BaseOperatorName(self.base, False, self.dunder, False, self.namespace)
-
-    @property
-    def unqualified(self) -> str:
-        """``str()`` without the namespace: ``add_``, ``__iand__``."""
-        if self.namespace is None:
-            return str(self)
-        return str(BaseOperatorName(self.base, self.inplace, self.dunder, self.functional_overload))
 
 
 @attrs.frozen(cache_hash=True)

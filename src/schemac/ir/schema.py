@@ -136,6 +136,11 @@ def _self_index(positional: tuple[Argument, ...]) -> int | None:
     return None
 
 
+def _after(positional: tuple[Argument, ...], self_index: int | None) -> tuple[Argument, ...]:
+    """The positional arguments after ``self`` (all of them if there is none)."""
+    return positional if self_index is None else positional[self_index + 1 :]
+
+
 #: Keyword-only arguments before the TensorOptions quartet, the quartet, those after.
 _OptionsSplit = tuple[tuple[Argument, ...], TensorOptionsArguments | None, tuple[Argument, ...]]
 
@@ -158,7 +163,7 @@ class Arguments:
     ``positional`` are the arguments before ``*``; ``kwarg_only`` those after it
     that are not outputs; ``out`` the trailing mutable keyword-only arguments
     (the out= arguments).  ``self`` and the TensorOptions quartet are views over
-    these, computed on demand.
+    these, computed once, when the list is made.
     """
 
     positional: tuple[Argument, ...] = ()
@@ -172,15 +177,26 @@ class Arguments:
         # generated __getattr__ fills on first access: an AttributeError and
         # a Python call each (~0.5 us), ~17,000 times per compile of torch's
         # files.  Views that nearly every instance is asked for are put in
-        # their slots here instead, where they cost one assignment; the
-        # cached_property stays as the fallback for an instance made without
-        # __init__ (a copy or unpickling).
-        object.__setattr__(self, "self_index", _self_index(self.positional))
-        object.__setattr__(self, "_options_split", _options_split(self.kwarg_only))
+        # their slots here instead, where they cost one assignment, and are
+        # then read as plain slots (no Python call, unlike a property: passes
+        # and backends read these views ~40,000 times).  Each cached_property
+        # stays as the fallback for an instance made without __init__ (a copy
+        # or unpickling).
+        fill = object.__setattr__
+        positional = self.positional
+        kwarg_only = self.kwarg_only
+        index = _self_index(positional)
+        fill(self, "self_index", index)
+        fill(self, "post_self_positional", _after(positional, index))
+        pre, options, post = _options_split(kwarg_only)
+        fill(self, "pre_tensor_options_kwarg_only", pre)
+        fill(self, "tensor_options", options)
+        fill(self, "post_tensor_options_kwarg_only", post)
+        flat_non_out = positional + kwarg_only
+        fill(self, "flat_non_out", flat_non_out)
+        fill(self, "flat_all", flat_non_out + self.out)
 
-    # -- views ------------------------------------------------------------
-    # Computed once per instance, like _options_split below: every self_* view,
-    # signature and schema rule asks for it.
+    # -- views (see the note above) -----------------------------------------
     @functools.cached_property
     def self_index(self) -> int | None:
         return _self_index(self.positional)
@@ -195,35 +211,27 @@ class Arguments:
         index = self.self_index
         return () if index is None else self.positional[:index]
 
-    @property
-    def post_self_positional(self) -> tuple[Argument, ...]:
-        index = self.self_index
-        return self.positional if index is None else self.positional[index + 1 :]
-
-    # Computed once per instance (attrs supports cached_property on frozen
-    # slotted classes): passes and backends ask for these views of the same
-    # arguments ~180,000 times when compiling torch's files.
     @functools.cached_property
-    def _options_split(self) -> _OptionsSplit:
-        return _options_split(self.kwarg_only)
+    def post_self_positional(self) -> tuple[Argument, ...]:
+        return _after(self.positional, self.self_index)
 
-    @property
+    @functools.cached_property
     def tensor_options(self) -> TensorOptionsArguments | None:
-        return self._options_split[1]
+        return _options_split(self.kwarg_only)[1]
 
-    @property
+    @functools.cached_property
     def pre_tensor_options_kwarg_only(self) -> tuple[Argument, ...]:
-        return self._options_split[0]
+        return _options_split(self.kwarg_only)[0]
 
-    @property
+    @functools.cached_property
     def post_tensor_options_kwarg_only(self) -> tuple[Argument, ...]:
-        return self._options_split[2]
+        return _options_split(self.kwarg_only)[2]
 
-    @property
+    @functools.cached_property
     def flat_non_out(self) -> tuple[Argument, ...]:
         return self.positional + self.kwarg_only
 
-    @property
+    @functools.cached_property
     def flat_all(self) -> tuple[Argument, ...]:
         return self.positional + self.kwarg_only + self.out
 
@@ -266,6 +274,7 @@ class FunctionSchema:
         # Note [Computed-once views filled at construction]: the kind is asked
         # of nearly every schema made.
         object.__setattr__(self, "_kind", _schema_kind(self))
+        object.__setattr__(self, "is_out_fn", bool(self.arguments.out))
 
     def __str__(self) -> str:
         return self._text
@@ -279,7 +288,8 @@ class FunctionSchema:
         return schema_text(self)
 
     # -- classification ------------------------------------------------------
-    @property
+    # Filled at construction (see __attrs_post_init__): asked ~15,000 times.
+    @functools.cached_property
     def is_out_fn(self) -> bool:
         return bool(self.arguments.out)
 
