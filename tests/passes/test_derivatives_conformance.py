@@ -38,7 +38,11 @@ def torchgen_matched(torch_paths: TorchYamlPaths) -> list[Any]:
     native, tags = str(torch_paths.native_functions), str(torch_paths.tags)
     functions = parse_native_yaml(native, tags).native_functions
     infos, _ = load_derivatives(str(torch_paths.derivatives), native, tags)
-    return list(match_differentiability_info(functions, infos))
+    # A copy: matching adds the generated foreach infos to the dict it is given,
+    # and load_derivatives returns its module-level cache, which a later
+    # gen_autograd_python in this process (test_python_conformance) would then
+    # read, writing 62 more Foreach node classes than a fresh torchgen run.
+    return list(match_differentiability_info(functions, dict(infos)))
 
 
 @pytest.fixture(scope="session")
