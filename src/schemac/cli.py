@@ -222,10 +222,11 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         default=default_jobs(),
         metavar="N",
         help="processes to use: with 2 (the default on a machine with 2 or more cores) a "
-        "helper process writes the files while the backends generate them, and passes "
-        "that only some backends need (match-derivatives for -t python) run in a worker "
-        "beside the other backends; 1 does everything in one process. The output is the "
-        "same either way",
+        "helper process writes the files while the backends generate them (from the "
+        "128th file on), passes that only some backends need (match-derivatives for -t "
+        "python) run in a worker beside the other backends, and the autograd backend "
+        "makes half its files in a second process; 1 does everything in one process. "
+        "The output is the same either way",
     )
     parser.set_defaults(handler=_compile, parser=parser)
 
