@@ -101,21 +101,6 @@ def target_text(ratio: float) -> str:
     return f"<= {ratio:.2f}x"
 
 
-def clear_torchgen_caches() -> None:
-    """Forget what torchgen memoised, so its next run parses the YAML again.
-
-    torchgen keeps parsed files in module-level dictionaries; a "cold" torchgen
-    run must pay for parsing just as every schemac run does.
-    """
-    import torchgen.gen as gen
-    import torchgen.packaged.autograd.load_derivatives as load_derivatives
-
-    gen._GLOBAL_PARSE_NATIVE_YAML_CACHE.clear()
-    gen._GLOBAL_PARSE_TAGS_YAML_CACHE.clear()
-    gen.parse_tags_yaml.cache_clear()
-    load_derivatives._GLOBAL_LOAD_DERIVATIVE_CACHE.clear()
-
-
 def load_for_targets(
     targets: Sequence[str], native: str, tags: str, derivatives: str, deprecated: str
 ) -> object:

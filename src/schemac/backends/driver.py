@@ -16,7 +16,7 @@ from pathlib import Path
 import attrs
 
 from schemac.backends.cpp_names import check_cpp_names
-from schemac.backends.late_work import LateWork, LateWorker, run_late_inline
+from schemac.backends.late_work import LateWork, run_late_inline, start_late_worker
 from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
@@ -48,7 +48,7 @@ def emit_targets(
     """
     if late is not None and not (parallel and can_fork()):
         module, late = run_late_inline(module, late, timings), None
-    worker = None if late is None else LateWorker(module, late, targets)
+    worker = None if late is None else start_late_worker(module, late, targets)
     try:
         if worker is None:
             check_cpp_names(module)

@@ -97,20 +97,9 @@ def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateRes
     return LateResult(tuple(files), tuple(timings))
 
 
-class LateWorker:
-    """:func:`emit_late` in a forked process (:class:`~.forked.ForkedCall`)."""
-
-    def __init__(self, module: Module, late: LateWork, targets: Sequence[str]) -> None:
-        self._call = ForkedCall(lambda: emit_late(module, late, targets), "the late passes")
-
-    def result(self) -> LateResult:
-        """Wait for the worker; raise what it raised (diagnostics and all)."""
-        return self._call.result()
-
-    def raise_if_failed(self) -> None:
-        """For a compile that failed in the main process: an error of the late
-        passes comes first, as it would have in one process."""
-        self._call.raise_if_failed()
-
-    def discard(self) -> None:
-        self._call.discard()
+def start_late_worker(
+    module: Module, late: LateWork, targets: Sequence[str]
+) -> ForkedCall[LateResult]:
+    """:func:`emit_late` in a forked process; its ``raise_if_failed`` gives the
+    late passes' errors precedence, as a run in one process would."""
+    return ForkedCall(lambda: emit_late(module, late, targets), "the late passes")
