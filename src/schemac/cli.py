@@ -324,10 +324,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="schemac",
         description="A schema compiler for native_functions.yaml and friends.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for register in SUBCOMMANDS:
         register(subparsers)
     return parser
+
+
+def version_text() -> str:
+    """What ``schemac --version`` prints: ``schemac 0.1.0``."""
+    from schemac.version import version
+
+    return f"schemac {version()}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
