@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_pipeline import (
@@ -34,6 +35,9 @@ from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
 from schemac.passes.manager import run_pipeline
+
+if TYPE_CHECKING:
+    from schemac.compile_record import Recording
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -263,9 +267,7 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
-    from schemac.passes.base import PassContext
 
     try:
         targets = parse_targets(args.targets)
@@ -278,7 +280,23 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
         return 2
+    from schemac.compile_record import start_recording
+
+    # For the next run's no-op check: Note [Up-to-date check].
+    recording = start_recording(args.argv, args.out, args.dry_run)
+    try:
+        return _compile_recorded(args, targets, recording)
+    finally:
+        if recording is not None:
+            recording.stop()
+
+
+def _compile_recorded(
+    args: argparse.Namespace, targets: Sequence[str], recording: Recording | None
+) -> int:
+    from schemac.backends.driver import compile_to_directory
     from schemac.compile_plan import split_late_work
+    from schemac.passes.base import PassContext
 
     context = PassContext(verify=args.verify)
     # Passes only some backends need may run beside the others: Note [Late work].
@@ -297,6 +315,12 @@ def _compile(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             late=late,
         )
+        if recording is not None:
+            recording.finish(
+                result,
+                (args.depfile, args.outputs_list),
+                () if args.select is None else (str(args.select),),
+            )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
         return 1
@@ -344,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
         return exit_.code if isinstance(exit_.code, int) else 2
+    # The command line as given: the no-op check's key hashes it.
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if hasattr(args, "native_functions"):
             _require_input(args.parser, args)
