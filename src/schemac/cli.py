@@ -299,9 +299,15 @@ def _compile_recorded(
     from schemac.passes.base import PassContext
 
     context = PassContext(verify=args.verify)
+    module = load_inputs(args)
+    every_target = targets
+    if recording is not None and args.depfile is None and args.outputs_list is None:
+        # Targets whose inputs did not change keep their files: Note [Target reuse].
+        reused = recording.plan_reuse(targets, module.sources)
+        targets = tuple(t for t in targets if t not in reused)
     # Passes only some backends need may run beside the others: Note [Late work].
     manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
-    pipeline = manager.run(context, load_inputs(args))
+    pipeline = manager.run(context, module)
     module = pipeline.module
     try:
         result = compile_to_directory(
@@ -318,6 +324,7 @@ def _compile_recorded(
         if recording is not None:
             recording.finish(
                 result,
+                every_target,
                 (args.depfile, args.outputs_list),
                 () if args.select is None else (str(args.select),),
             )
@@ -326,7 +333,7 @@ def _compile_recorded(
         return 1
     if args.time_passes:
         sys.stderr.write(pipeline.format_timings() + "\n" + result.format_timings() + "\n")
-    report = result.report
+    report = result.report if recording is None else recording.report(result.report)
     for line in report.lines():
         if args.dry_run or line.startswith("remove "):
             print(line)

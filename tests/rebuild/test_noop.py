@@ -244,3 +244,23 @@ def test_dry_runs_and_disabled_state_write_none(toy: Path, tmp_path: Path, monke
 )
 def test_out_dir_of(argv: list[str], expected: str | None) -> None:
     assert noop.out_dir_of(argv) == expected
+
+
+def test_an_edit_of_derivatives_reuses_the_targets_that_do_not_read_it(
+    toy: Path, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out)[:-4], "-t", "schema,autograd", "-o", str(out), "--time-passes"]
+    assert launcher.main(argv) == 0
+    before = _stats(out)
+    path = toy / "derivatives.yaml"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    capsys.readouterr()
+    assert launcher.main(argv) == 0
+    captured = capsys.readouterr()
+    emitted = {line.split()[0] for line in captured.err.splitlines() if line}
+    assert "autograd" in emitted and "schema" not in emitted
+    assert "0 created, 0 updated" in captured.out
+    assert {p: s for p, s in _stats(out).items() if p != STATE} == {
+        p: s for p, s in before.items() if p != STATE
+    }

@@ -8,10 +8,12 @@ The layout, one record a line (UTF-8)::
     files <n>                               how many generated files OUT holds for this run
     in <sha256> <TAB> <absolute path>       a file the compile read
     dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
-    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <TAB> <path in OUT>
+    unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
+    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <TAB> <path in OUT>
     aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
-``out`` lines cover the generated files and the manifest.  Their SHA-256 is
+``out`` lines cover the generated files (with the target that made them) and
+the manifest (target ``-``).  Their SHA-256 is
 written only for racy files (Note [Up-to-date check]): those whose mtime or
 ctime is no older than one file-system clock tick before the moment the
 outputs were stat'ed.  That moment is read off a file created in OUT just
@@ -56,14 +58,16 @@ def write_state(
     *,
     inputs: Iterable[str],
     directories: Iterable[str],
-    generated: Iterable[str],
+    generated: Iterable[tuple[str, str]],
     bookkeeping: Iterable[str],
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | None],
+    units: dict[str, str] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
-    ``generated`` and ``bookkeeping`` are paths in OUT; ``expected(path)`` gives
+    ``generated`` are (path in OUT, target) pairs, ``bookkeeping`` paths in
+    OUT; ``units`` each target's reuse key; ``expected(path)`` gives
     a generated file's intended bytes (hashed for racy files instead of what
     is on disk, which someone may have changed already).  Nothing is
     recorded, and any older state removed, when a path cannot be written
@@ -82,9 +86,10 @@ def write_state(
             reference - tick,
             inputs,
             directories,
-            [(p, True) for p in generated] + [(p, False) for p in bookkeeping],
+            [*generated, *((p, "") for p in bookkeeping)],
             auxiliary,
             expected,
+            units or {},
         )
         if body is None:
             os.close(handle)
@@ -108,9 +113,10 @@ def _body(
     racy_from: int,
     inputs: Iterable[str],
     directories: Iterable[str],
-    outputs: list[tuple[str, bool]],
+    outputs: list[tuple[str, str]],
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | None],
+    units: dict[str, str],
 ) -> str | None:
     lines: list[str] = []
     for path in sorted(inputs):
@@ -123,9 +129,11 @@ def _body(
         if digest is None or not _recordable(path):
             return None
         lines.append(f"dir {digest}\t{path}\n")
+    for target, unit_key in sorted(units.items()):
+        lines.append(f"unit {target} {unit_key}\n")
     root = str(out_dir)
-    for relative, is_generated in outputs:
-        if not _recordable(relative):
+    for relative, target in outputs:
+        if not _recordable(relative) or " " in target:
             return None
         try:
             size, mtime, ctime, inode = _stat_fields(os.stat(f"{root}/{relative}"))
@@ -133,13 +141,13 @@ def _body(
             return None
         digest = "-"
         if max(mtime, ctime) >= racy_from:
-            data = expected(relative) if is_generated else None
+            data = expected(relative) if target else None
             digest = (
                 hashlib.sha256(data).hexdigest()
                 if data is not None
                 else file_digest(f"{root}/{relative}") or "?"
             )
-        lines.append(f"out {size} {mtime} {ctime} {inode} {digest}\t{relative}\n")
+        lines.append(f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'}\t{relative}\n")
     for path in sorted(auxiliary):
         digest = file_digest(path)
         if digest is None or not _recordable(path):
@@ -155,6 +163,12 @@ def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
     ``key`` is called only when there is a well-formed state to compare with
     (computing it hashes schemac's code).
     """
+    body = read_body(out_dir, key)
+    return None if body is None else _check_body(out_dir, body)
+
+
+def read_body(out_dir: str, key: Callable[[], str]) -> str | None:
+    """The records of OUT's state if it is well formed and was written for ``key()``."""
     try:
         with open(os.path.join(out_dir, STATE_NAME), "rb") as stream:
             data = stream.read()
@@ -169,7 +183,11 @@ def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    return _check_body(out_dir, text)
+    lines = text.split("\n")
+    first = lines[0].split(" ")
+    if len(first) != 2 or first[0] != "files" or not first[1].isdigit() or lines[-1] != "":
+        return None
+    return text
 
 
 def _split(data: bytes) -> tuple[list[str] | None, bytes]:
@@ -186,25 +204,26 @@ def _split(data: bytes) -> tuple[list[str] | None, bytes]:
     return head, parts[3]
 
 
+def output_intact(root: str, record: str, path: str) -> bool:
+    """Whether the file an ``out`` record describes is still as recorded."""
+    try:
+        info = os.stat(f"{root}/{path}")
+    except OSError:
+        return False
+    # One string comparison per file: ~7,700 of them on torch's -t all.
+    now = f"out {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
+    if not record.startswith(now):
+        return False
+    digest = record[len(now) :].partition(" ")[0]
+    return digest == "-" or file_digest(f"{root}/{path}") == digest
+
+
 def _check_body(root: str, text: str) -> int | None:
     lines = text.split("\n")
-    first = lines[0].split(" ")
-    if len(first) != 2 or first[0] != "files" or not first[1].isdigit() or lines[-1] != "":
-        return None
-    stat = os.stat
     for line in lines[1:-1]:
         record, _, path = line.partition("\t")
         if record.startswith("out "):
-            # One string comparison per file: ~7,700 of them on torch's -t all.
-            try:
-                info = stat(f"{root}/{path}")
-            except OSError:
-                return None
-            now = f"out {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
-            if not record.startswith(now):
-                return None
-            digest = record[len(now) :]
-            if digest != "-" and file_digest(f"{root}/{path}") != digest:
+            if not output_intact(root, record, path):
                 return None
             continue
         fields = record.split(" ")
@@ -215,6 +234,6 @@ def _check_body(root: str, text: str) -> int | None:
         elif kind == "dir":
             if len(fields) != 2 or listing_digest(path) != fields[1]:
                 return None
-        else:
+        elif kind != "unit":
             return None
-    return int(first[1])
+    return int(lines[0].split(" ")[1])
