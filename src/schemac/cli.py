@@ -341,12 +341,63 @@ def _compile_recorded(
     return 0
 
 
+# -- explain ---------------------------------------------------------------------
+def _register_explain(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "explain",
+        help="everything schemac knows and makes of one operator",
+        description="For an operator ('add.Tensor', or 'add' for every overload): where it is "
+        "defined, its resolved dispatch table, its group and view group, its derivative entry "
+        "and backward node, its signature in every C++ view and in Python, and the generated "
+        "files and symbols it appears in (compiled in memory for -t, or read from -o OUT).",
+    )
+    parser.add_argument("operator", metavar="OP", help="add.Tensor, or add for every overload")
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "-t", "--targets", default="all", help="targets whose files are searched (default: all)"
+    )
+    parser.add_argument(
+        "-o", "--out", type=_path, help="search this compile output instead of compiling in memory"
+    )
+    parser.add_argument("--no-files", action="store_true", help="do not list generated files")
+    parser.set_defaults(handler=_explain, parser=parser)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from schemac.backends.driver import emit_targets
+    from schemac.backends.registry import UnknownTargetError, parse_targets
+    from schemac.explain import explain, files_in, to_json, to_text
+    from schemac.passes.base import PassContext
+
+    try:
+        targets = parse_targets(args.targets)
+    except UnknownTargetError as error:
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
+        return 2
+    # Every pass, whatever -t says: explain shows derivatives and groups.
+    manager = compile_pass_manager(parse_targets("all"), None)
+    module = manager.run(PassContext(), load_inputs(args)).module
+    files = None
+    if args.out is not None:
+        files = files_in(args.out)
+    elif not args.no_files:
+        files = list(emit_targets(module, targets))
+    records = explain(module, args.operator, files)
+    sys.stdout.write(to_json(records) + "\n" if args.format == "json" else to_text(records))
+    return 0
+
+
 #: Every subcommand's registration function, in the order ``--help`` lists them.
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
     _register_check,
     _register_dump_ir,
     register_passes_command,
     _register_compile,
+    _register_explain,
 )
 
 
