@@ -264,3 +264,10 @@ def test_an_edit_of_derivatives_reuses_the_targets_that_do_not_read_it(
     assert {p: s for p, s in _stats(out).items() if p != STATE} == {
         p: s for p, s in before.items() if p != STATE
     }
+
+
+@pytest.mark.parametrize(
+    "text", ["out", "./out/", "a//b/./c", "/x/../y", "//net/x", "///x", ".", "a/"]
+)
+def test_the_noop_summary_spells_out_as_the_full_path_does(text: str) -> None:
+    assert noop.path_text(text) == str(Path(text))

@@ -41,6 +41,16 @@ def out_dir_of(argv: Sequence[str]) -> str | None:
     return found or None
 
 
+def path_text(text: str) -> str:
+    """``str(Path(text))`` on POSIX, without importing pathlib: empty and ``.``
+    components dropped, ``..`` kept."""
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    joined = "/".join(parts)
+    if text.startswith("/"):
+        return ("//" if text.startswith("//") and not text.startswith("///") else "/") + joined
+    return joined or "."
+
+
 def summary(out_dir: str, files: int) -> str:
     """The line a compile that changed nothing prints (``CommitReport.summary``'s wording)."""
     return f"schemac: wrote {out_dir}: 0 created, 0 updated, {files} unchanged, 0 stale removed"
@@ -57,8 +67,7 @@ def up_to_date(argv: Sequence[str]) -> bool:
     files = up_to_date_files(out, lambda: run_key(argv))
     if files is None:
         return False
-    # As argparse's Path(OUT) prints it.
-    sys.stdout.write(summary(os.path.normpath(out), files) + "\n")
+    sys.stdout.write(summary(path_text(out), files) + "\n")
     if "--time-passes" in argv:
         sys.stderr.write(f"up-to-date check  {time.perf_counter() - start:8.4f}\n")
     return True
