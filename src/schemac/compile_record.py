@@ -30,7 +30,7 @@ from schemac.rebuild.reuse import (
     reusable_files,
     unit_key,
 )
-from schemac.rebuild.state import up_to_date_files, write_state
+from schemac.rebuild.state import STATE_NAME, up_to_date_files, write_state
 
 #: Set to any value to neither use nor write ``OUT/.schemac-state``.
 DISABLE_VARIABLE = "SCHEMAC_NO_STATE"
@@ -120,7 +120,9 @@ class Recording:
         auxiliary: Sequence[Path | None],
         extra_inputs: Sequence[str],
     ) -> bool:
-        inputs = {*self.recorder.read_files(), *(os.path.abspath(p) for p in extra_inputs)}
+        written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME]
+        written += [p for paths in self.reused.values() for p in paths]
+        inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
         if self.reused and self._previous is not None:
             # What the reused targets' backends read last time, they did not read now.
             inputs.update(self._previous.inputs)

@@ -271,3 +271,13 @@ def test_an_edit_of_derivatives_reuses_the_targets_that_do_not_read_it(
 )
 def test_the_noop_summary_spells_out_as_the_full_path_does(text: str) -> None:
     assert noop.path_text(text) == str(Path(text))
+
+
+def test_yaml_inside_out_is_still_an_input(toy: Path) -> None:
+    # ``-o .`` next to the YAML: the outputs are left out of the inputs, the YAML is not.
+    argv = _argv(toy, toy)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# edited\n")
+    assert not _is_noop(argv)

@@ -12,8 +12,9 @@ file opened for reading, except:
   libraries by their locations (:mod:`.fingerprint`);
 * files below the schemac package (templates, grammar: in the code digest) or
   below schemac's cache directory (derived from the code, content-addressed);
-* files below the output directory and its staging directories: outputs,
-  compared by the compile itself;
+* the files the compile wrote or compared in the output directory, and its
+  staging directories: outputs, compared by the compile itself (other files
+  in OUT are kept: ``-o .`` next to the YAML still records the YAML);
 * ``/proc``, ``/sys`` and ``/dev``.
 
 Directory listings (``os.scandir``/``os.listdir``) outside those places are
@@ -36,6 +37,7 @@ from schemac.rebuild.fingerprint import PACKAGE_DIR
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from pathlib import Path
 
 _CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd", ".pth", ".dylib")
@@ -54,8 +56,11 @@ class InputRecorder:
     def __init__(self, out_dir: Path) -> None:
         out = os.path.abspath(out_dir)
         parent, name = os.path.split(out)
-        # OUT itself, and its staging directories next to it (``.OUT.schemac-*``).
-        self._out_prefixes = (out + os.sep, os.path.join(parent, f".{name}.schemac-"))
+        # OUT's staging directories, next to it (``.OUT.schemac-*``).  Not OUT
+        # itself: ``-o .`` beside the YAML must still record the YAML; what
+        # the compile wrote there is left out by :meth:`read_files`.
+        self._out_prefixes = (os.path.join(parent, f".{name}.schemac-"),)
+        self._out = out
         self._skip_prefixes = (PACKAGE_DIR + os.sep, _cache_root() + os.sep, *_SYSTEM_ROOTS)
         self.files: set[str] = set()
         self.directories: set[str] = set()
@@ -71,14 +76,16 @@ class InputRecorder:
         if self in _RECORDERS:
             _RECORDERS.remove(self)
 
-    def read_files(self) -> set[str]:
-        """The regular files read.
+    def read_files(self, written: Iterable[str] = ()) -> set[str]:
+        """The regular files read, except those in OUT named by ``written``
+        (paths relative to OUT: what the compile wrote or compared there).
 
         Audit events do not carry ``dir_fd``: ``shutil.rmtree`` opening
         ``ATen`` inside a staging directory reports a path that, resolved
         against the working directory, names nothing (or a directory).
         """
-        return {path for path in self.files if os.path.isfile(path)}
+        outputs = {os.path.join(self._out, path) for path in written}
+        return {path for path in self.files if path not in outputs and os.path.isfile(path)}
 
     def listed_directories(self) -> set[str]:
         return {path for path in self.directories if os.path.isdir(path)}
@@ -104,8 +111,6 @@ class InputRecorder:
             return None  # a file descriptor
         absolute = os.path.abspath(os.fspath(path))
         if absolute.startswith(self._out_prefixes) or absolute.startswith(self._skip_prefixes):
-            return None
-        if absolute == self._out_prefixes[0][:-1]:
             return None
         return absolute
 
