@@ -190,7 +190,9 @@ def compile_to_directory(
         if helper is not None:
             helper.discard()
         raise
-    report = commit(files, out_dir, targets=targets, dry_run=dry_run, staged=staged)
+    report = commit(
+        files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
+    )
     timings.append(("write", time.perf_counter() - start))
     result = CompileResult(files, report, tuple(timings), tuple(warnings))
     if dry_run or (depfile is None and outputs_list is None):
