@@ -119,7 +119,8 @@ def _helpers(
     files: list[Path], profile: ReleaseProfile, installed: str | None
 ) -> HelperNames | None:
     if files:
-        return HelperNames(
+        # Read now: a file that cannot be read is an error of the command line.
+        return HelperNames.of(
             read_helper_names(files),
             authoritative=True,
             origin=", ".join(str(f) for f in files),
@@ -130,7 +131,7 @@ def _helpers(
     if not headers:
         return None
     return HelperNames(
-        read_helper_names(headers),
+        lambda: read_helper_names(headers),
         authoritative=True,
         origin=f"the headers of torch {installed}",
     )

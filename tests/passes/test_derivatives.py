@@ -23,7 +23,7 @@ from schemac.profiles import reference_profile
 def _strict() -> PassContext:
     """As when the target's headers were read: an unknown helper is an error."""
     names = reference_profile().names("autograd_helpers")
-    return PassContext(helpers=HelperNames(names, authoritative=True))
+    return PassContext(helpers=HelperNames.of(names, authoritative=True))
 
 
 NATIVE = """\
