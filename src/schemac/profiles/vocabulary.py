@@ -57,4 +57,6 @@ LISTS: dict[str, str] = {
 TABLES: dict[str, str] = {
     "view_functions": "view operator -> the argument it is a view of",
     "rename_trace": "operator -> the name the tracer records",
+    "shard_counts": "file family (variable_type, trace_type, inplace_or_view, python_functions) "
+    "-> how many shards the release writes",
 }
