@@ -128,6 +128,10 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
         "torchgen/packaged/ATen/templates/TensorBody.h",
         lambda text: re.search(r"hook_return_\w+_t<", text) is not None,
     ),
+    "python_method_has_torch_function": (
+        f"{AUTOGRAD}/gen_python_functions.py",
+        lambda text: "if (has_torch_function(self_))" in text,
+    ),
     "per_key_export_macros": (
         "torchgen/dest/native_functions.py",
         lambda text: "TORCH_CUDA_CPP_API" in text,
