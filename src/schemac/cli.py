@@ -28,13 +28,20 @@ from schemac.cli_pipeline import (
     register_passes_command,
     run_requested_passes,
 )
+from schemac.cli_release import (
+    TargetRelease,
+    add_release_arguments,
+    release_usage_error,
+    report_warnings,
+    target_release,
+)
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import InputError, SchemacError, render_all
+from schemac.diagnostics import InputError, SchemacError, count_text, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
-from schemac.passes.manager import run_pipeline
+from schemac.passes.manager import PassManager
 
 if TYPE_CHECKING:
     from schemac.compile_record import Recording
@@ -65,10 +72,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the YAML files of the installed torch package; "
         "paths given explicitly replace the corresponding file",
     )
+    add_release_arguments(parser)
 
 
-def load_inputs(args: argparse.Namespace) -> Module:
-    """The module named by :func:`add_input_arguments`' options."""
+def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
+    """The module named by :func:`add_input_arguments`' options, for ``target``."""
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
     if args.torch:
@@ -77,7 +85,7 @@ def load_inputs(args: argparse.Namespace) -> Module:
         tags = tags or paths.tags
         derivatives = derivatives or paths.derivatives
         deprecated = deprecated or paths.deprecated
-    return load_module(native, tags, derivatives, deprecated)
+    return load_module(native, tags, derivatives, deprecated, profile=target.profile)
 
 
 def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -100,18 +108,21 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
 
 
 def _check(args: argparse.Namespace) -> int:
-    module = load_inputs(args)
+    target = target_release(args)
+    module = load_inputs(args, target)
     # What compile would reject must fail check too: the passes' consistency
     # checks, then the names and defaults that must become C++.
-    resolved = run_pipeline(module).module
+    context = target.pass_context()
+    resolved = PassManager.default().run(context, module).module
     problems = cpp_name_diagnostics(resolved)
     if problems:
-        raise InputError(problems)
+        raise InputError([*problems, *context.warnings])
     print(
         f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
         f"{len(module.derivatives)} derivative entries, "
         f"{len(module.deprecated)} deprecated signatures"
     )
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -148,7 +159,9 @@ def _dump_ir(args: argparse.Namespace) -> int:
     if problem is not None:
         sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
         return 2
-    module = run_requested_passes(args, load_inputs(args))
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
+    module = run_requested_passes(args, load_inputs(args, target), context)
     if args.after != AFTER_LOAD:
         if args.op:
             module = select_resolved(module, args.op)
@@ -161,6 +174,7 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stdout.write(printer(module, spans=args.spans))
     if args.format == "json":
         sys.stdout.write("\n")
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -296,10 +310,10 @@ def _compile_recorded(
 ) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.compile_plan import split_late_work
-    from schemac.passes.base import PassContext
 
-    context = PassContext(verify=args.verify)
-    module = load_inputs(args)
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
+    module = load_inputs(args, target)
     every_target = targets
     if recording is not None and args.depfile is None and args.outputs_list is None:
         # Targets whose inputs did not change keep their files: Note [Target reuse].
@@ -320,6 +334,7 @@ def _compile_recorded(
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
             late=late,
+            profile=target.profile,
         )
         if recording is not None:
             recording.finish(
@@ -327,6 +342,7 @@ def _compile_recorded(
                 every_target,
                 (args.depfile, args.outputs_list),
                 () if args.select is None else (str(args.select),),
+                warned=bool(target.warnings or context.warnings or result.warnings),
             )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
@@ -338,6 +354,7 @@ def _compile_recorded(
         if args.dry_run or line.startswith("remove "):
             print(line)
     print(report.summary())
+    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
     return 0
 
 
@@ -370,7 +387,6 @@ def _explain(args: argparse.Namespace) -> int:
     from schemac.backends.driver import emit_targets
     from schemac.backends.registry import UnknownTargetError, parse_targets
     from schemac.explain import explain, files_in, to_json, to_text
-    from schemac.passes.base import PassContext
 
     try:
         targets = parse_targets(args.targets)
@@ -379,13 +395,14 @@ def _explain(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
         return 2
     # Every pass, whatever -t says: explain shows derivatives and groups.
+    target = target_release(args)
     manager = compile_pass_manager(parse_targets("all"), None)
-    module = manager.run(PassContext(), load_inputs(args)).module
+    module = manager.run(target.pass_context(), load_inputs(args, target)).module
     files = None
     if args.out is not None:
         files = files_in(args.out)
     elif not args.no_files:
-        files = list(emit_targets(module, targets))
+        files = list(emit_targets(module, targets, profile=target.profile))
     records = explain(module, args.operator, files)
     sys.stdout.write(to_json(records) + "\n" if args.format == "json" else to_text(records))
     return 0
@@ -431,6 +448,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "native_functions"):
             _require_input(args.parser, args)
+            problem = release_usage_error(args)
+            if problem is not None:
+                args.parser.error(problem)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
@@ -440,7 +460,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except SchemacError as error:
         sys.stderr.write(render_all(error.diagnostics) + "\n")
-        count = len(error.diagnostics)
-        sys.stderr.write(f"{count} error{'s' if count != 1 else ''}\n")
+        sys.stderr.write(count_text(error.diagnostics) + "\n")
         return 1
     return code

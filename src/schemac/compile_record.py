@@ -97,11 +97,21 @@ class Recording:
         targets: Sequence[str],
         auxiliary: Sequence[Path | None],
         extra_inputs: Sequence[str],
+        *,
+        warned: bool = False,
     ) -> bool:
         """Write the state for a committed ``result`` of ``targets`` (all of them,
-        reused ones included); False if it was not recorded."""
+        reused ones included); False if it was not recorded.
+
+        ``warned``: the run printed warnings.  Then no state is left (an older
+        one is removed): a no-op or a reused target would not print them again,
+        and a warning must show on every run until it is fixed.
+        """
         self.recorder.stop()
         if not self.out_dir.is_dir():
+            return False
+        if warned:
+            (self.out_dir / STATE_NAME).unlink(missing_ok=True)
             return False
         changed = result.report.changed
         if not changed and up_to_date_files(str(self.out_dir), lambda: self.key):

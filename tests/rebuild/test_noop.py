@@ -281,3 +281,17 @@ def test_yaml_inside_out_is_still_an_input(toy: Path) -> None:
     path = toy / "native_functions.yaml"
     path.write_text(path.read_text() + "\n# edited\n")
     assert not _is_noop(argv)
+
+
+def test_a_run_with_warnings_leaves_no_state_and_warns_again(tmp_path: Path, capsys) -> None:
+    native = tmp_path / "native_functions.yaml"
+    native.write_text("- func: neg(Tensor self) -> Tensor\n  dispatch:\n    CPU: neg\n")
+    derivatives = tmp_path / "derivatives.yaml"
+    derivatives.write_text("- name: neg(Tensor self) -> Tensor\n  self: my_neg_backward(grad)\n")
+    out = tmp_path / "out"
+    argv = ["compile", str(native), "--derivatives", str(derivatives), "-t", "autograd"]
+    argv += ["-o", str(out), "--torch-version", "2.14"]
+    for _ in range(2):
+        assert launcher.main(argv) == 0
+        assert "warning: call to unknown function 'my_neg_backward'" in capsys.readouterr().err
+        assert not (out / STATE).exists()
