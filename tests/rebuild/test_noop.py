@@ -295,3 +295,12 @@ def test_a_run_with_warnings_leaves_no_state_and_warns_again(tmp_path: Path, cap
         assert launcher.main(argv) == 0
         assert "warning: call to unknown function 'my_neg_backward'" in capsys.readouterr().err
         assert not (out / STATE).exists()
+
+
+def test_a_pending_commit_beside_out_is_never_a_noop(toy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    (tmp_path / ".out.schemac-commit").mkdir()  # an interrupted commit's journal directory
+    assert not _is_noop(argv)

@@ -51,6 +51,13 @@ def path_text(text: str) -> str:
     return joined or "."
 
 
+def _commit_pending(out: str) -> bool:
+    """Whether an interrupted commit into OUT left its journal directory beside it
+    (``.OUT.schemac-commit``): only a full run, under OUT's lock, may finish it."""
+    parent, name = os.path.split(os.path.abspath(out))
+    return os.path.lexists(os.path.join(parent, f".{name}.schemac-commit"))
+
+
 def summary(out_dir: str, files: int) -> str:
     """The line a compile that changed nothing prints (``CommitReport.summary``'s wording)."""
     return f"schemac: wrote {out_dir}: 0 created, 0 updated, {files} unchanged, 0 stale removed"
@@ -62,6 +69,8 @@ def up_to_date(argv: Sequence[str]) -> bool:
         return False
     out = out_dir_of(argv)
     if out is None:
+        return False
+    if _commit_pending(out):
         return False
     start = time.perf_counter()
     files = up_to_date_files(out, lambda: run_key(argv))
