@@ -15,6 +15,7 @@ from pathlib import Path
 from schemac.diagnostics import DiagnosticSink, InputError
 from schemac.frontend.deprecated_loader import load_deprecated
 from schemac.frontend.derivatives_loader import load_derivatives
+from schemac.frontend.host_templates import host_root_of, load_host_templates
 from schemac.frontend.native_loader import load_native_functions
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.tags_loader import load_tags
@@ -25,7 +26,14 @@ from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.module import Module, SourceFiles
 from schemac.ir.tags import TagDefinition
 
-__all__ = ["InputError", "TorchYamlPaths", "load_module", "load_torch_module", "torch_yaml_paths"]
+__all__ = [
+    "InputError",
+    "TorchYamlPaths",
+    "host_root_of",
+    "load_module",
+    "load_torch_module",
+    "torch_yaml_paths",
+]
 
 PathLike = str | Path
 
@@ -35,12 +43,20 @@ def load_module(
     tags: PathLike | None = None,
     derivatives: PathLike | None = None,
     deprecated: PathLike | None = None,
+    host_templates: PathLike | None = None,
 ) -> Module:
-    """Load and check the given files; raise InputError listing every problem."""
+    """Load and check the given files; raise InputError listing every problem.
+
+    ``host_templates``: the PyTorch template root to splice into
+    (:mod:`schemac.frontend.host_templates`).
+    """
     # The collector is paused while the IR is built and the module moved to
     # its oldest generation afterwards: see schemac.ir.collector.
     with building_ir():
-        return _load(native_functions, tags, derivatives, deprecated)
+        module = _load(native_functions, tags, derivatives, deprecated)
+        if host_templates is None:
+            return module
+        return module.evolve(host_templates=load_host_templates(host_templates))
 
 
 def _load(
@@ -99,12 +115,15 @@ def _load(
     )
 
 
-def load_torch_module(*, derivatives: bool = True, deprecated: bool = True) -> Module:
-    """The module of the installed torch's own YAML files."""
+def load_torch_module(
+    *, derivatives: bool = True, deprecated: bool = True, host_templates: bool = True
+) -> Module:
+    """The module of the installed torch's own YAML files (and its template text)."""
     paths = torch_yaml_paths()
     return load_module(
         paths.native_functions,
         paths.tags,
         paths.derivatives if derivatives else None,
         paths.deprecated if deprecated else None,
+        host_root_of(paths.native_functions) if host_templates else None,
     )
