@@ -53,9 +53,10 @@ def test_layouts_of_a_wheel_and_a_checkout(tmp_path: Path) -> None:
     host = load_host_templates(checkout)
     assert sorted(host.files) == ["aten/TensorBody.h", "autograd/python_nn_functions.cpp"]
     assert host.get("aten", "TensorBody.h") is not None
-    assert host_root_of(tmp_path / "packaged/ATen/native/native_functions.yaml") == (
-        tmp_path / "packaged"
-    ).resolve()
+    assert (
+        host_root_of(tmp_path / "packaged/ATen/native/native_functions.yaml")
+        == (tmp_path / "packaged").resolve()
+    )
 
 
 def test_cli_reports_a_directory_without_templates(

@@ -52,6 +52,7 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -199,6 +200,12 @@ BACKENDS: tuple[BackendEntry, ...] = (
         "schemac.backends.autograd.backend:BACKEND",
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
+    ),
+    BackendEntry(
+        "declarations",
+        "schemac.backends.declarations.backend:BACKEND",
+        ("declarations",),
+        _FUNCTIONS,
     ),
 )
 
