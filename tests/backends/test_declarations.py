@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from schemac.backends.declarations.backend import declarations_text
@@ -56,6 +56,8 @@ _values = st.recursive(
 )
 
 
+# A loaded machine makes generation look slow; the examples are small either way.
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(st.lists(_values, max_size=4))
 def test_printed_yaml_loads_back_equal(items: list[object]) -> None:
     text = document(items)  # type: ignore[arg-type]

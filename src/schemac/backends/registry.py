@@ -202,6 +202,9 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
     ),
     BackendEntry(
+        "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
+    ),
+    BackendEntry(
         "declarations",
         "schemac.backends.declarations.backend:BACKEND",
         ("declarations",),
