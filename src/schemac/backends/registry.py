@@ -53,6 +53,7 @@ TARGETS: tuple[Target, ...] = (
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
     Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
+    Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -210,6 +211,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("declarations",),
         _FUNCTIONS,
     ),
+    BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
 )
 
 
