@@ -57,8 +57,10 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shim.mkdir(parents=True)
     for header in ("python/python_return_types.h", "python/python_functions.h"):
         shutil.copy(out / header, shim)
-    if (out / "autograd/Functions.h").exists():
-        shutil.copy(out / "autograd/Functions.h", shim)
+    # Functions.h, and variable_factories.h spliced into PyTorch's own header.
+    for header in ("autograd/Functions.h", "autograd/variable_factories.h"):
+        if (out / header).exists():
+            shutil.copy(out / header, shim)
     return out
 
 
