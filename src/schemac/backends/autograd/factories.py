@@ -19,7 +19,7 @@ from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.cpp_api import CppSignature, cpp_signature, has_symint
 from schemac.backends.aten.signatures.naming import cpp_name
 from schemac.backends.host_text import Filling, splice
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
 from schemac.ir.host import AUTOGRAD
 from schemac.ir.module import Module
@@ -90,7 +90,7 @@ def factories_view(module: Module) -> FactoriesView:
 
 
 def factories_files(
-    templates: Templates, module: Module, sources: tuple[str, ...], directory: str
+    templates: Templates, module: Module, sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
     view = factories_view(module)
     path = f"{directory}/variable_factories.h"

@@ -28,7 +28,7 @@ from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.run_state import AtenRunState, aten_run_state
 from schemac.backends.host_text import spliced_file
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
@@ -40,7 +40,7 @@ OPS_DIR = "ATen/ops"
 @attrs.frozen
 class _Renderer:
     templates: Templates
-    sources: tuple[str, ...]
+    sources: Provenance
     #: The host release's template text (schemac.ir.host), when given.
     host_templates: HostTemplates | None = None
 
