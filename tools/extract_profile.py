@@ -364,6 +364,66 @@ def keyword_exceptions(gen_text: str) -> list[str]:
     return []
 
 
+AOTI_FALLBACK_OPS = "torchgen/aoti/fallback_ops.py"
+AOTI_SHIM_GENERATOR = "torchgen/gen_aoti_c_shim.py"
+#: Profile table -> the top-level dict of ``fallback_ops.py`` it records.
+AOTI_TABLE_SOURCES: dict[str, str] = {
+    "aoti_fallback_ops": "inductor_fallback_ops",
+    "aoti_aten_shimified_ops": "aten_shimified_ops",
+}
+
+
+def aoti_versions(metadata: Any) -> str:
+    """One shimmed operator's version record as canonical JSON text.
+
+    Releases spell a version two ways (``{"v2": ["arg"]}`` up to 2.12,
+    ``{"v2": {"new_args": [...], "since": "TORCH_VERSION_..."}}`` since);
+    the profile keeps one: ``{"since"?: ..., "v<N>": {"new_args": [...], "since"?: ...}}``.
+    """
+    if not isinstance(metadata, dict):
+        raise ExtractionError(f"fallback op metadata is not a dict: {metadata!r}")
+    record: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if key == "since":
+            record[key] = str(value)
+        elif isinstance(value, list):
+            record[key] = {"new_args": [str(v) for v in value]}
+        elif isinstance(value, dict):
+            entry: dict[str, Any] = {"new_args": [str(v) for v in value.get("new_args", [])]}
+            if "since" in value:
+                entry["since"] = str(value["since"])
+            record[key] = entry
+        else:
+            raise ExtractionError(f"fallback op version {key}: not a list or dict: {value!r}")
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def aoti_nullable_returns(generator_text: str) -> list[str]:
+    """The name fragments whose shims accept null return pointers: the string
+    constants ``gen_returns`` loops over (``for name in ("...", ...)``)."""
+    for node in ast.walk(ast.parse(generator_text)):
+        if isinstance(node, ast.FunctionDef) and node.name == "gen_returns":
+            for loop in ast.walk(node):
+                if isinstance(loop, ast.For) and isinstance(loop.iter, (ast.Tuple, ast.List)):
+                    return sorted(_strings(loop.iter, {}))
+    raise ExtractionError(f"{AOTI_SHIM_GENERATOR}: no name loop in gen_returns")
+
+
+def _aoti_policy(files: ReleaseFiles, lists: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+    """The AOTInductor shim tables (none when the release has no fallback_ops.py)."""
+    text = files.read(AOTI_FALLBACK_OPS)
+    if text is None:
+        return {}
+    literals = module_literals(text)
+    tables = {
+        table: {op: aoti_versions(meta) for op, meta in literals[variable].items()}
+        for table, variable in AOTI_TABLE_SOURCES.items()
+        if isinstance(literals.get(variable), dict)
+    }
+    lists["aoti_nullable_returns"] = aoti_nullable_returns(files.need(AOTI_SHIM_GENERATOR))
+    return tables
+
+
 # -- the profile -----------------------------------------------------------------------
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
@@ -410,6 +470,7 @@ def extract(source: Path) -> dict[str, Any]:
             shards[family] = str(count)
     if shards:
         tables["shard_counts"] = shards
+    tables.update(_aoti_policy(files, lists))
     features = sorted(
         name
         for name, (path, test) in FEATURE_SOURCES.items()

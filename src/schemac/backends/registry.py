@@ -55,6 +55,7 @@ TARGETS: tuple[Target, ...] = (
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
     Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
     Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
+    Target("aoti", "AOTInductor C shims of the fallback operators: aoti/c_shim_<device>.cpp"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -248,6 +249,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
     ),
     BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
+    BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
 )
 
 

@@ -58,6 +58,9 @@ LISTS: dict[str, str] = {
     "mutable_ops_that_cannot_get_an_out_variant": "mutable operators without a generated out=",
     "functional_ops_that_cannot_get_an_out_variant": "functional operators without an out=",
     "mutable_ops_not_using_functionalization": "mutable operators functionalization leaves alone",
+    # -- backends: aoti ----------------------------------------------------------
+    "aoti_nullable_returns": "name fragments of operators whose AOTI shims accept null return "
+    "pointers (an output the caller does not want)",
 }
 
 #: String-to-string tables.
@@ -66,4 +69,8 @@ TABLES: dict[str, str] = {
     "rename_trace": "operator -> the name the tracer records",
     "shard_counts": "file family (variable_type, trace_type, inplace_or_view, python_functions) "
     "-> how many shards the release writes",
+    "aoti_fallback_ops": "operator (aten.add.Tensor) -> its versions (JSON): the AOTInductor "
+    "fallback operators with per-backend C shims (c_shim_cpu.cpp ...)",
+    "aoti_aten_shimified_ops": "operator -> its versions (JSON): the operators of "
+    "c_shim_aten.cpp, which call through the dispatcher",
 }
