@@ -6,7 +6,12 @@ pytest-xdist worker (a lock file makes the first worker generate it and the
 others wait).  Tests read it, never /tmp/ref.  ``schemac_module`` is the
 installed torch's YAML after schemac's whole pass pipeline.
 
-For compiling generated C++: ``torch_include`` is the installed torch's
+Each of these follows ``torch_release`` (tests/conftest.py): the installed
+torch unless the test module is marked ``each_release``, in which case it
+runs once per reference release with that release's YAML, torchgen and
+headers.
+
+For compiling generated C++: ``torch_include`` is the release's
 include directory, ``cxx`` the C++ compiler (``$CXX`` or ``g++``) and
 ``compile_cpp`` runs it with ``-std=c++20 -fsyntax-only``.
 """
@@ -15,11 +20,9 @@ from __future__ import annotations
 
 import fcntl
 import importlib.metadata
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -29,23 +32,30 @@ from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
+from torch_releases import ReferenceRelease, run_torchgen_aten
 
 
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the {name} package is not installed (pip install -e '.[test]')")
-    return Path(next(iter(spec.submodule_search_locations)))
+def release_yaml_paths(release: ReferenceRelease) -> TorchYamlPaths:
+    """The release's YAML inputs (the installed torch's are found as the CLI finds them)."""
+    paths = torch_yaml_paths()
+    if paths.native_functions == release.native_functions:
+        return paths
+    return TorchYamlPaths(
+        native_functions=release.native_functions,
+        tags=release.tags,
+        derivatives=release.autograd_dir / "derivatives.yaml",
+        deprecated=release.autograd_dir / "deprecated.yaml",
+    )
 
 
 @pytest.fixture(scope="session")
-def torch_paths() -> TorchYamlPaths:
-    return torch_yaml_paths()
+def torch_paths(torch_release: ReferenceRelease) -> TorchYamlPaths:
+    return release_yaml_paths(torch_release)
 
 
 @pytest.fixture(scope="session")
 def schemac_module(torch_paths: TorchYamlPaths) -> Module:
-    """The installed torch's YAML files, loaded and through the whole pipeline."""
+    """The release's YAML files, loaded and through the whole pipeline."""
     module = load_module(
         torch_paths.native_functions,
         torch_paths.tags,
@@ -63,8 +73,12 @@ def shared_reference_dir(
     ``build(destination)`` runs under a file lock in the directory all workers
     share (the parent of each worker's base temp); the directory is keyed by
     the installed torch's version, since it outlives the session.
+    ``$SCHEMAC_TEST_REFERENCE_CACHE``, when set, keeps these directories
+    across runs instead (for a developer re-running one test).
     """
-    shared = tmp_path_factory.getbasetemp().parent
+    kept = os.environ.get("SCHEMAC_TEST_REFERENCE_CACHE")
+    shared = Path(kept) if kept else tmp_path_factory.getbasetemp().parent
+    shared.mkdir(parents=True, exist_ok=True)
     destination = shared / f"{name}-{importlib.metadata.version('torch')}"
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -88,35 +102,31 @@ def build_shared_reference(
     return build
 
 
-def _run_torchgen(destination: Path) -> None:
-    packaged = _package_dir("torchgen") / "packaged" / "ATen"
-    staging = destination.with_name(destination.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    command = [
-        sys.executable, "-m", "torchgen.gen",
-        "-s", str(packaged), "-d", str(staging),
-        "--per-operator-headers", "--mps", "--xpu",
-    ]  # fmt: skip
-    # torchgen also writes AOTInductor shims relative to its working directory.
-    subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
-    staging.rename(destination)
-
-
 @pytest.fixture(scope="session")
-def torchgen_aten_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """torchgen's ATen outputs (``-d DIR --per-operator-headers --mps --xpu``).
+def torchgen_aten_dir(
+    tmp_path_factory: pytest.TempPathFactory, torch_release: ReferenceRelease
+) -> Iterator[Path]:
+    """The release's torchgen ATen outputs (``-d DIR --per-operator-headers --mps --xpu --mtia``).
 
     Laid out as torchgen writes them: ``DIR/RegisterSchema.cpp``,
     ``DIR/core/ATenOpList.cpp``, ``DIR/ops/add.h`` ...  (schemac puts the
     same files under ``OUT/ATen/``).
     """
-    yield shared_reference_dir(tmp_path_factory, "torchgen-aten", _run_torchgen)
+
+    def build(destination: Path) -> None:
+        staging = destination.with_name(destination.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        run_torchgen_aten(torch_release, staging)
+        staging.rename(destination)
+
+    name = f"torchgen-aten-{torch_release.version}"
+    yield shared_reference_dir(tmp_path_factory, name, build)
 
 
 @pytest.fixture(scope="session")
-def torch_include() -> Path:
-    """The include directory of the installed torch (ATen, c10, torch/library.h)."""
-    return _package_dir("torch") / "include"
+def torch_include(torch_release: ReferenceRelease) -> Path:
+    """The release's include directory (ATen, c10, torch/library.h)."""
+    return torch_release.include
 
 
 @pytest.fixture(scope="session")

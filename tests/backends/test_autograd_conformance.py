@@ -1,4 +1,4 @@
-"""``-t autograd`` against torchgen's gen_autograd, on the installed torch's YAML.
+"""``-t autograd`` against torchgen's gen_autograd, once per reference release.
 
 torchgen runs once per session (shared by xdist workers through a lock file,
 like ``torchgen_aten_dir``), with its working directory in the temp dir.
@@ -32,9 +32,6 @@ per-family counts are printed (``pytest -s``) as a record of the match.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sized
 from pathlib import Path
 
@@ -42,8 +39,9 @@ import pytest
 
 from schemac.backends.autograd.backend import emit_autograd
 from schemac.ir.module import Module
+from torch_releases import ReferenceRelease, built_once, run_gen_autograd
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 _STRUCT = re.compile(r"^struct TORCH_API (\w+) : public (\w+) \{$(.*?)^\};", re.M | re.S)
 _MEMBER = re.compile(r"^  ([\w:<>, ]+?) (\w+)(?: = [^;]*)?;$", re.M)
@@ -54,29 +52,17 @@ _LIBRARY_BLOCK = re.compile(r"^TORCH_LIBRARY_IMPL\(aten, (\w+), m\) \{$(.*?)^\}"
 _IMPL = re.compile(r'm\.impl\("([^"]+)",\s*(TORCH_FN\([\w:]+\)|[\w:]+\(\))')
 
 
-def _run_gen_autograd(destination: Path) -> None:
-    import torchgen
-
-    packaged = Path(torchgen.__file__).parent / "packaged"
-    staging = destination.with_name(destination.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    command = [
-        sys.executable, "-m", "torchgen.packaged.autograd.gen_autograd",
-        str(packaged / "ATen/native/native_functions.yaml"),
-        str(packaged / "ATen/native/tags.yaml"),
-        str(staging), str(packaged / "autograd"),
-    ]  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
-    staging.rename(destination)
-
-
 @pytest.fixture(scope="session")
 def torchgen_autograd_dir(
     build_shared_reference: Callable[[str, Callable[[Path], None]], Path],
+    torch_release: ReferenceRelease,
 ) -> Iterator[Path]:
-    """torchgen's gen_autograd outputs, generated once for all workers."""
-    yield build_shared_reference("torchgen-autograd", _run_gen_autograd)
+    """The release's gen_autograd outputs, generated once for all workers."""
+
+    def build(destination: Path) -> None:
+        built_once(destination, lambda staging: run_gen_autograd(torch_release, staging))
+
+    yield build_shared_reference(f"torchgen-autograd-{torch_release.version}", build)
 
 
 @pytest.fixture(scope="module")
