@@ -22,6 +22,7 @@ from schemac.backends.output.commit import CommitReport, commit, depfile_text, w
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 
 def emit_targets(
@@ -32,6 +33,7 @@ def emit_targets(
     parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
     on_file: Callable[[GeneratedFile], None] | None = None,
+    profile: ReleaseProfile | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -44,11 +46,13 @@ def emit_targets(
     while the other backends emit here, and without late work the backends
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
-    its path was accepted.
+    its path was accepted.  ``profile``: the target release's (the reference
+    release's when not given).
     """
+    profile = reference_profile() if profile is None else profile
     if late is not None and not (parallel and can_fork()):
         module, late = run_late_inline(module, late, timings), None
-    worker = None if late is None else start_late_worker(module, late, targets)
+    worker = None if late is None else start_late_worker(module, late, targets, profile)
     try:
         if worker is None:
             check_cpp_names(module)
@@ -57,7 +61,7 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
-        _emit_here(module, targets, late, split, output, timings, on_file)
+        _emit_here(module, targets, late, split, output, timings, on_file, profile)
     except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
@@ -86,13 +90,14 @@ def _emit_here(
     output: OutputSet,
     timings: list[tuple[str, float]] | None,
     on_file: Callable[[GeneratedFile], None] | None,
+    profile: ReleaseProfile,
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo, parallel=parallel)
+        options = EmitOptions(target=target, memo=memo, parallel=parallel, profile=profile)
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
@@ -140,6 +145,7 @@ def compile_to_directory(
     extra_inputs: Sequence[str] = (),
     jobs: int = 1,
     late: LateWork | None = None,
+    profile: ReleaseProfile | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -166,6 +172,7 @@ def compile_to_directory(
             parallel=jobs > 1,
             timings=timings,
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
+            profile=profile,
         )
         start = time.perf_counter()
         staged = None if helper is None else helper.result()

@@ -40,6 +40,7 @@ from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 #: Runs the late passes on a module: the module after them, and the
 #: ``(pass name, seconds)`` of each.  Made by :func:`schemac.compile_plan.split_late_work`
@@ -76,7 +77,12 @@ class LateResult:
     timings: tuple[tuple[str, float], ...]
 
 
-def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateResult:
+def emit_late(
+    module: Module,
+    late: LateWork,
+    targets: Sequence[str],
+    profile: ReleaseProfile | None = None,
+) -> LateResult:
     """Run the late passes, check the C++ names, emit the late backends (in the worker)."""
     module, pass_timings = late.run_passes(module)
     timings = [(f"{name} (worker)", seconds) for name, seconds in pass_timings]
@@ -87,7 +93,9 @@ def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateRes
     memo = RunMemo()
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo)
+        options = EmitOptions(
+            target=target, memo=memo, profile=reference_profile() if profile is None else profile
+        )
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:
             for file in entry.load().emit(module, options):
@@ -98,8 +106,11 @@ def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateRes
 
 
 def start_late_worker(
-    module: Module, late: LateWork, targets: Sequence[str]
+    module: Module,
+    late: LateWork,
+    targets: Sequence[str],
+    profile: ReleaseProfile | None = None,
 ) -> ForkedCall[LateResult]:
     """:func:`emit_late` in a forked process; its ``raise_if_failed`` gives the
     late passes' errors precedence, as a run in one process would."""
-    return ForkedCall(lambda: emit_late(module, late, targets), "the late passes")
+    return ForkedCall(lambda: emit_late(module, late, targets, profile), "the late passes")
