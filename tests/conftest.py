@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from torch_releases import (
     DEFAULT_RELEASES,
     PRIMARY_RELEASE,

@@ -143,7 +143,9 @@ def reference_release(version: str) -> ReferenceRelease:
 
 def _wheels(directory: Path, version: str) -> list[Path]:
     return sorted(
-        p for p in directory.glob(f"torch-{version}*.whl") if _public(p.name.split("-")[1]) == version
+        p
+        for p in directory.glob(f"torch-{version}*.whl")
+        if _public(p.name.split("-")[1]) == version
     )
 
 
@@ -162,7 +164,8 @@ def _download(version: str) -> Path:
         second = subprocess.run(command, capture_output=True, text=True, check=False, env=env)
         if second.returncode != 0:
             raise RuntimeError(
-                f"cannot download torch=={version}:\n{first.stderr[-2000:]}\n{second.stderr[-2000:]}"
+                f"cannot download torch=={version}:\n"
+                f"{first.stderr[-2000:]}\n{second.stderr[-2000:]}"
             )
     found = _wheels(wheels, version)
     if not found:

@@ -31,7 +31,9 @@ import pytest
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
 from schemac.ir.module import Module
-from schemac.passes.manager import run_pipeline
+from schemac.passes.base import PassContext
+from schemac.passes.manager import PassManager
+from schemac.profiles import ReleaseProfile, load_profile
 from torch_releases import ReferenceRelease, run_torchgen_aten
 
 
@@ -54,7 +56,13 @@ def torch_paths(torch_release: ReferenceRelease) -> TorchYamlPaths:
 
 
 @pytest.fixture(scope="session")
-def schemac_module(torch_paths: TorchYamlPaths) -> Module:
+def schemac_profile(torch_release: ReferenceRelease) -> ReleaseProfile:
+    """The profile schemac compiles the release's YAML with (``--torch-version X.Y``)."""
+    return load_profile(torch_release.short)
+
+
+@pytest.fixture(scope="session")
+def schemac_module(torch_paths: TorchYamlPaths, schemac_profile: ReleaseProfile) -> Module:
     """The release's YAML files, loaded and through the whole pipeline."""
     module = load_module(
         torch_paths.native_functions,
@@ -62,7 +70,7 @@ def schemac_module(torch_paths: TorchYamlPaths) -> Module:
         torch_paths.derivatives,
         torch_paths.deprecated,
     )
-    return run_pipeline(module).module
+    return PassManager.default().run(PassContext(profile=schemac_profile), module).module
 
 
 def shared_reference_dir(

@@ -20,6 +20,7 @@ import pytest
 
 from schemac.backends.aten.headers.backend import emit_headers
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 
 pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
@@ -69,10 +70,14 @@ def struct_blocks(text: str) -> Iterator[str]:
                 yield _norm(" ".join(current))
 
 
+#: ``TORCH_API`` and the per-library macros (``TORCH_CUDA_CPP_API``, ``TORCH_XPU_API``).
+_EXPORTED = re.compile(r"TORCH_(?:\w+_)?API ")
+
+
 def torch_api_lines(text: str) -> Iterator[str]:
-    """Top-level ``TORCH_API`` function declarations (kernels, at::<key>:: functions)."""
+    """Top-level exported function declarations (kernels, at::<key>:: functions)."""
     for line in _code_lines(text):
-        if line.startswith("TORCH_API ") and line.endswith(";"):
+        if _EXPORTED.match(line) and line.endswith(";"):
             yield _norm(line)
 
 
@@ -114,8 +119,8 @@ def _mtia_item(item: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def schemac_headers(schemac_module: Module) -> dict[str, str]:
-    return {f.path: f.text for f in emit_headers(schemac_module)}
+def schemac_headers(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, str]:
+    return {f.path: f.text for f in emit_headers(schemac_module, profile=schemac_profile)}
 
 
 def _ops_files(files: dict[str, str]) -> dict[str, str]:
@@ -147,7 +152,9 @@ def test_same_umbrella_headers(torchgen_aten_dir: Path, schemac_headers: dict[st
         for p in torchgen_aten_dir.glob("*Functions*.h")
         if p.name.endswith(("Functions.h", "Functions_inl.h"))
     } - {"Functions.h", "NativeFunctions.h", "NativeMetaFunctions.h", "RedispatchFunctions.h"}
-    key_headers = {name for name in key_headers if not _mtia_file(name)}  # Note [MTIA headers pending]
+    key_headers = {
+        name for name in key_headers if not _mtia_file(name)
+    }  # Note [MTIA headers pending]
     assert len(key_headers) >= 20
     expected = set(UMBRELLAS) | key_headers | {"core/TensorBody.h"}
     ours = {p.removeprefix("ATen/") for p in schemac_headers if not p.startswith("ATen/ops/")}

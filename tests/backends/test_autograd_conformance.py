@@ -37,8 +37,9 @@ from pathlib import Path
 
 import pytest
 
-from schemac.backends.autograd.backend import emit_autograd
+from schemac.backends.driver import emit_targets
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 from torch_releases import ReferenceRelease, built_once, run_gen_autograd
 
 pytestmark = [pytest.mark.torch, pytest.mark.each_release]
@@ -66,9 +67,11 @@ def torchgen_autograd_dir(
 
 
 @pytest.fixture(scope="module")
-def schemac_autograd(schemac_module: Module) -> dict[str, str]:
+def schemac_autograd(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, str]:
     """schemac's autograd files by name (without the ``autograd/`` directory)."""
-    files = {f.path: f.text for f in emit_autograd(schemac_module)}
+    files = {
+        f.path: f.text for f in emit_targets(schemac_module, ["autograd"], profile=schemac_profile)
+    }
     assert all(p.startswith("autograd/") for p in files)
     return {p.removeprefix("autograd/"): text for p, text in files.items()}
 

@@ -28,6 +28,7 @@ import pytest
 
 from schemac.backends.driver import emit_targets
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 from torch_releases import ReferenceRelease, built_once, run_gen_autograd_python
 
 pytestmark = pytest.mark.each_release
@@ -88,9 +89,13 @@ def torchgen_python_dir(
 
 
 @pytest.fixture(scope="session")
-def schemac_python_dir(schemac_module: Module, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def schemac_python_dir(
+    schemac_module: Module,
+    schemac_profile: ReleaseProfile,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
     out = tmp_path_factory.mktemp("schemac_python")
-    for file in emit_targets(schemac_module, ["python"]):
+    for file in emit_targets(schemac_module, ["python"], profile=schemac_profile):
         path = out / file.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.text)

@@ -57,4 +57,6 @@ LISTS: dict[str, str] = {
 TABLES: dict[str, str] = {
     "view_functions": "view operator -> the argument it is a view of",
     "rename_trace": "operator -> the name the tracer records",
+    "kernel_export_macros": "dispatch key -> DLL export macro of its kernels (structured kernel "
+    "classes only, unless per_key_export_macros)",
 }
