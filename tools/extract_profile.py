@@ -68,6 +68,10 @@ LIST_SOURCES: dict[str, tuple[str, str]] = {
         f"{AUTOGRAD}/gen_inplace_or_view_type.py",
         "VIEW_FUNCTIONS_WITH_METADATA_CHANGE",
     ),
+    "returns_views_of_input": (
+        f"{AUTOGRAD}/gen_inplace_or_view_type.py",
+        "RETURNS_VIEWS_OF_INPUT",
+    ),
     "python_skipped_name_patterns": (
         f"{AUTOGRAD}/gen_python_functions.py",
         "_SKIP_PYTHON_BINDINGS",

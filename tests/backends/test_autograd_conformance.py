@@ -17,7 +17,8 @@ Compared, per family:
   included), kernel by kernel, and what each kernel saves in its node, under
   which ``should_compute_output`` guards, its forward-mode formulas and the
   tangents/primals they bind, its
-  ``check_no_requires_grad`` / complex / out= checks;
+  ``check_no_requires_grad`` / complex / out= checks, and the node it fires
+  the node-creation hooks on (releases with ``node_creation_hooks``);
 * what each ADInplaceOrView kernel does: version bumps, view base, view
   func and reverse function with their arguments, differentiability, creation
   meta;
@@ -329,8 +330,31 @@ def autograd_kernel_facts(shards: list[str]) -> dict[str, tuple[object, ...]]:
                 tuple(re.findall(r"throw_error_for_complex_autograd\(([^;]*)\);", body)),
                 tuple(sorted(set(re.findall(r'throw_error_out_requires_grad\("(\w+)"\)', body)))),
                 "reset_grad_accumulator(self);" in body,
+                _fired_hooks(body),
+                _history(body),
             )
     return result
+
+
+def _history(body: str) -> tuple[str, ...]:
+    """How a kernel that creates a node attaches it: ``set`` or ``rebase`` history."""
+    if "make_intrusive<" not in body:
+        return ()
+    return tuple(sorted(set(re.findall(r"(set|rebase)_history\(", body))))
+
+
+def _fired_hooks(body: str) -> tuple[str, ...]:
+    """Which node a kernel that creates one fires the node-creation hooks on:
+    the node it created, or the one ``rebase_history`` attached (in-place).
+
+    Per-element (``grad_fns[i]``) and single nodes count alike.  torchgen also
+    fires on the always-null node of out= kernels, which create none: that
+    call does nothing and is not compared.
+    """
+    if "make_intrusive<" not in body:
+        return ()
+    fired = re.findall(r"fire_node_creation_hooks\((\w+)", body)
+    return tuple(sorted({"rebased" if "rebased" in name else "created" for name in fired}))
 
 
 def test_what_each_autograd_kernel_saves_and_checks(

@@ -37,6 +37,7 @@ LISTS: dict[str, str] = {
     "dont_require_derivative": "operators that need no derivatives.yaml entry",
     "reset_grad_accumulator": "in-place operators that reset the grad accumulator",
     "view_functions_with_metadata_change": "view operators that change tensor metadata",
+    "returns_views_of_input": "operators whose result may alias an input (besides the views)",
     "dont_enforce_same_tensor_impl_or_storage": "operators exempt from the debug storage checks",
     "dont_enforce_tensor_impl_use_count": "operators exempt from the debug use-count check",
     "dont_enforce_storage_impl_use_count": "operators exempt from the storage use-count check",

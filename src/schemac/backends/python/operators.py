@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import attrs
 
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault
-from schemac.backends.autograd.policy import DONT_RECORD_TRACE
+from schemac.backends.autograd.policy import reference_policy
 from schemac.backends.lazy import cached
 from schemac.backends.python.deprecated import deprecated_signatures
 from schemac.backends.python.errors import (
@@ -51,7 +51,9 @@ from schemac.ir.types import BaseTy, BaseType, is_like
 
 #: Operators the tracer records through their parts, never as themselves; the
 #: autograd backend's tracer kernels follow the same list.
-UNTRACED_OPERATORS = DONT_RECORD_TRACE
+#: (The list is the same in every profiled release, 2.11-2.15; the python
+#: backend does not yet take the target's profile, see docs/releases.md.)
+UNTRACED_OPERATORS = reference_policy().dont_record_trace
 
 
 def is_bound(function: NativeFunction) -> bool:
