@@ -199,7 +199,9 @@ class DiagnosticSink:
 
 
 def _headline(diag: Diagnostic) -> str:
-    return f"{diag.span}: {diag.severity.value}: {diag.message}"
+    # A span without a line (the command line, a missing torch) names only its "file".
+    where = diag.span if diag.span.line >= 1 else diag.span.file
+    return f"{where}: {diag.severity.value}: {diag.message}"
 
 
 def render(diag: Diagnostic, sources: Mapping[str, str] | None = None) -> str:

@@ -21,6 +21,7 @@ from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
@@ -34,6 +35,7 @@ def emit_targets(
     timings: list[tuple[str, float]] | None = None,
     on_file: Callable[[GeneratedFile], None] | None = None,
     profile: ReleaseProfile | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -47,7 +49,9 @@ def emit_targets(
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
     its path was accepted.  ``profile``: the target release's (the reference
-    release's when not given).
+    release's when not given).  ``warnings``, if given, receives what the late
+    passes warned about in the worker (in one process they go to the passes'
+    own context).
     """
     profile = reference_profile() if profile is None else profile
     if late is not None and not (parallel and can_fork()):
@@ -79,6 +83,8 @@ def emit_targets(
                 on_file(file)
         if timings is not None:
             timings.extend(done.timings)
+        if warnings is not None:
+            warnings.extend(done.warnings)
     return output.files()
 
 
@@ -126,6 +132,8 @@ class CompileResult:
     report: CommitReport
     #: ``(target, seconds)`` of every target's emission, then ``("write", seconds)``.
     timings: tuple[tuple[str, float], ...] = ()
+    #: Warnings of passes that ran in a worker process (Note [Late work]).
+    warnings: tuple[Diagnostic, ...] = ()
 
     def format_timings(self) -> str:
         width = max((len(name) for name, _ in self.timings), default=5)
@@ -163,6 +171,7 @@ def compile_to_directory(
     need them (Note [Late work]); the result is the same, byte for byte.
     """
     timings: list[tuple[str, float]] = []
+    warnings: list[Diagnostic] = []
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
         files = emit_targets(
@@ -173,6 +182,7 @@ def compile_to_directory(
             timings=timings,
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
             profile=profile,
+            warnings=warnings,
         )
         start = time.perf_counter()
         staged = None if helper is None else helper.result()
@@ -180,9 +190,11 @@ def compile_to_directory(
         if helper is not None:
             helper.discard()
         raise
-    report = commit(files, out_dir, targets=targets, dry_run=dry_run, staged=staged)
+    report = commit(
+        files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
+    )
     timings.append(("write", time.perf_counter() - start))
-    result = CompileResult(files, report, tuple(timings))
+    result = CompileResult(files, report, tuple(timings), tuple(warnings))
     if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]

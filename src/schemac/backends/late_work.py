@@ -39,13 +39,16 @@ from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
-#: Runs the late passes on a module: the module after them, and the
-#: ``(pass name, seconds)`` of each.  Made by :func:`schemac.compile_plan.split_late_work`
-#: (backends do not import passes).
-LatePasses = Callable[[Module], tuple[Module, tuple[tuple[str, float], ...]]]
+#: Runs the late passes on a module: the module after them, the
+#: ``(pass name, seconds)`` of each and the warnings they reported.  Made by
+#: :func:`schemac.compile_plan.split_late_work` (backends do not import passes).
+LatePasses = Callable[
+    [Module], tuple[Module, tuple[tuple[str, float], ...], tuple[Diagnostic, ...]]
+]
 
 
 @attrs.frozen
@@ -62,7 +65,8 @@ def run_late_inline(
     module: Module, late: LateWork, timings: list[tuple[str, float]] | None = None
 ) -> Module:
     """The late passes in this process (``-j 1``, or no ``os.fork``); ``timings`` gets theirs."""
-    module, pass_timings = late.run_passes(module)
+    # The warnings are in the caller's pass context already (same process).
+    module, pass_timings, _warnings = late.run_passes(module)
     if timings is not None:
         timings.extend(pass_timings)
     return module
@@ -75,6 +79,8 @@ class LateResult:
     files: tuple[GeneratedFile, ...]
     #: ``(pass name, seconds)`` of the late passes, then ``(target, seconds)`` of its emission.
     timings: tuple[tuple[str, float], ...]
+    #: What the late passes warned about (the worker's pass context is its own copy).
+    warnings: tuple[Diagnostic, ...] = ()
 
 
 def emit_late(
@@ -84,7 +90,7 @@ def emit_late(
     profile: ReleaseProfile | None = None,
 ) -> LateResult:
     """Run the late passes, check the C++ names, emit the late backends (in the worker)."""
-    module, pass_timings = late.run_passes(module)
+    module, pass_timings, warnings = late.run_passes(module)
     timings = [(f"{name} (worker)", seconds) for name, seconds in pass_timings]
     # The names every backend prints, checked here and not in the main process
     # (emit_targets), after the late passes as in a run in one process.
@@ -102,7 +108,7 @@ def emit_late(
                 files.append(GeneratedFile(file.path, file.text, target, file.span))
         if entries:
             timings.append((f"{target} (worker)", time.perf_counter() - start))
-    return LateResult(tuple(files), tuple(timings))
+    return LateResult(tuple(files), tuple(timings), warnings)
 
 
 def start_late_worker(

@@ -15,6 +15,8 @@ target PyTorch release is read from ``ctx.profile``.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 import attrs
@@ -24,19 +26,31 @@ from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
 
-@attrs.frozen
+@attrs.frozen(slots=False)
 class HelperNames:
     """Functions a derivative formula may call besides ATen operators.
 
     ``authoritative``: the names were read from the target's own headers (or
     a names file), so a call to anything else is an error; without it, the
     release profile's list is a best guess and an unknown call a warning.
+
+    ``read`` gives the names; it is called on first use of :attr:`names`, so
+    a compile whose passes check no formula never reads the headers.
     """
 
-    names: frozenset[str] = frozenset()
+    read: Callable[[], frozenset[str]] = attrs.field(eq=False, repr=False)
     authoritative: bool = False
     #: Where the names came from, for the hint of an unknown call.
     origin: str = ""
+
+    @classmethod
+    def of(cls, names: Iterable[str], *, authoritative: bool, origin: str = "") -> HelperNames:
+        known = frozenset(names)
+        return cls(lambda: known, authoritative, origin)
+
+    @functools.cached_property
+    def names(self) -> frozenset[str]:
+        return self.read()
 
 
 @attrs.frozen
@@ -65,7 +79,7 @@ class PassContext:
     def helper_names(self) -> HelperNames:
         if self.helpers is not None:
             return self.helpers
-        return HelperNames(
+        return HelperNames.of(
             self.profile.names("autograd_helpers"),
             authoritative=False,
             origin=f"torch {self.profile.release}'s release profile",
