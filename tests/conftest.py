@@ -1,8 +1,10 @@
 """Which torch release a test compares against (see ``torch_releases.py``).
 
 A test module marked ``pytest.mark.each_release`` runs once per selected
-release: its ``torch_release`` fixture (and everything built on it: the YAML
-paths, schemac's module, torchgen's outputs) is parametrized at session scope,
+release (``each_release(secondary=True)``: each but the primary one, for
+checks the primary release's own tests already make): its ``torch_release``
+fixture (and everything built on it: the YAML paths, schemac's module,
+torchgen's outputs) is parametrized at session scope,
 so pytest groups the tests by release and builds each release's artefacts
 once.  Every other test sees the primary reference, the installed torch.
 
@@ -28,7 +30,8 @@ from torch_releases import (
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "each_release: run once per selected torch reference release"
+        "markers",
+        "each_release(secondary=False): run once per selected torch reference release",
     )
 
 
@@ -53,15 +56,19 @@ def selected_releases(config: pytest.Config) -> tuple[str, ...]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "torch_release" not in metafunc.fixturenames:
         return
-    if metafunc.definition.get_closest_marker("each_release") is None:
+    marker = metafunc.definition.get_closest_marker("each_release")
+    if marker is None:
         return
+    versions = selected_releases(metafunc.config)
+    if marker.kwargs.get("secondary"):
+        versions = tuple(v for v in versions if v != PRIMARY_RELEASE)
     params = [
         pytest.param(
             version,
             id=f"torch{version}",
             marks=() if version in DEFAULT_RELEASES else (pytest.mark.slow,),
         )
-        for version in selected_releases(metafunc.config)
+        for version in versions
     ]
     metafunc.parametrize("torch_release", params, indirect=True, scope="session")
 

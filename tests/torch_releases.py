@@ -38,6 +38,9 @@ import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+
+from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
 
 #: Every release the conformance tests know, oldest first.
 RELEASES = ("2.13.0", "2.14.1", "2.15.0")
@@ -186,6 +189,61 @@ def _unpack(wheel: Path, root: Path) -> None:
         archive.extractall(staging, members)
     shutil.rmtree(root, ignore_errors=True)
     staging.rename(root)
+
+
+def release_yaml_paths(release: ReferenceRelease) -> TorchYamlPaths:
+    """The release's YAML inputs (the installed torch's are found as the CLI finds them)."""
+    paths = torch_yaml_paths()
+    if paths.native_functions == release.native_functions:
+        return paths
+    return TorchYamlPaths(
+        native_functions=release.native_functions,
+        tags=release.tags,
+        derivatives=release.autograd_dir / "derivatives.yaml",
+        deprecated=release.autograd_dir / "deprecated.yaml",
+    )
+
+
+def _is_torchgen(name: str) -> bool:
+    return name == "torchgen" or name.startswith("torchgen.")
+
+
+_IMPORTED: dict[tuple[str, str], ModuleType] = {}
+
+
+def import_torchgen(release: ReferenceRelease, name: str) -> ModuleType:
+    """The release's ``torchgen`` module ``name``, imported beside the installed one.
+
+    For tests that compare schemac's IR with torchgen's model in process.  The
+    installed torchgen's modules are set aside while the release's are
+    imported (with its directory first on ``sys.path``) and put back after,
+    so a later ``import torchgen`` still finds the installed one, and the
+    release's modules keep referring to each other.  Import what a test needs
+    up front: a release module importing more of torchgen later (inside a
+    function) would get the installed one.
+    """
+    if release.root == _installed_root():
+        return importlib.import_module(name)
+    key = (release.version, name)
+    if key in _IMPORTED:
+        return _IMPORTED[key]
+    saved = {n: m for n, m in sys.modules.items() if _is_torchgen(n)}
+    released = {n: m for (v, n), m in _IMPORTED.items() if v == release.version}
+    for n in saved:
+        del sys.modules[n]
+    sys.modules.update(released)
+    sys.path.insert(0, str(release.root))
+    try:
+        module = importlib.import_module(name)
+        for n, m in sys.modules.items():
+            if _is_torchgen(n):
+                _IMPORTED[(release.version, n)] = m
+    finally:
+        sys.path.remove(str(release.root))
+        for n in [n for n in sys.modules if _is_torchgen(n)]:
+            del sys.modules[n]
+        sys.modules.update(saved)
+    return module
 
 
 # -- torchgen's outputs for one release ----------------------------------------------

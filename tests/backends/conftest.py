@@ -29,25 +29,12 @@ from pathlib import Path
 import pytest
 
 from schemac.frontend.loader import load_module
-from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
+from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager
 from schemac.profiles import ReleaseProfile, load_profile
-from torch_releases import ReferenceRelease, run_torchgen_aten
-
-
-def release_yaml_paths(release: ReferenceRelease) -> TorchYamlPaths:
-    """The release's YAML inputs (the installed torch's are found as the CLI finds them)."""
-    paths = torch_yaml_paths()
-    if paths.native_functions == release.native_functions:
-        return paths
-    return TorchYamlPaths(
-        native_functions=release.native_functions,
-        tags=release.tags,
-        derivatives=release.autograd_dir / "derivatives.yaml",
-        deprecated=release.autograd_dir / "deprecated.yaml",
-    )
+from torch_releases import ReferenceRelease, release_yaml_paths, run_torchgen_aten
 
 
 @pytest.fixture(scope="session")
@@ -69,6 +56,7 @@ def schemac_module(torch_paths: TorchYamlPaths, schemac_profile: ReleaseProfile)
         torch_paths.tags,
         torch_paths.derivatives,
         torch_paths.deprecated,
+        profile=schemac_profile,
     )
     return PassManager.default().run(PassContext(profile=schemac_profile), module).module
 
