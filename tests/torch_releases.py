@@ -269,7 +269,10 @@ def run_torchgen_aten(release: ReferenceRelease, destination: Path) -> None:
     # torchgen also writes AOTInductor shims relative to its working directory.
     scratch = destination.with_name(destination.name + ".cwd")
     scratch.mkdir(parents=True, exist_ok=True)
-    _run(release, args, scratch)
+    try:
+        _run(release, args, scratch)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run_gen_autograd(release: ReferenceRelease, destination: Path) -> None:
