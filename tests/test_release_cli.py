@@ -149,6 +149,7 @@ def test_an_unsupported_release_warns_and_uses_the_nearest(
     assert code == 0
     assert "<command line>: warning: --torch-version: no profile for torch 2.99" in err
     assert "nearest supported release, 2.15" in err
+    assert err.count("no profile for torch 2.99") == 1 and err.rstrip().endswith("1 warning")
     assert _run(capsys, "check", *files, "--torch-version", "2.99", "--Werror")[0] == 1
 
 

@@ -109,6 +109,14 @@ TABLE_SOURCES: dict[str, tuple[str, str]] = {
     "rename_trace": (f"{AUTOGRAD}/gen_trace_type.py", "RENAME_TRACE"),
 }
 
+#: Shard-count table entry -> the torchgen file whose one ``num_shards=<int>`` call says it.
+SHARD_SOURCES: dict[str, str] = {
+    "variable_type": f"{AUTOGRAD}/gen_variable_type.py",
+    "trace_type": f"{AUTOGRAD}/gen_trace_type.py",
+    "inplace_or_view": f"{AUTOGRAD}/gen_inplace_or_view_type.py",
+    "python_functions": f"{AUTOGRAD}/gen_python_functions.py",
+}
+
 #: Feature -> (file, test of its text).  Each is the release's own code or
 #: template saying that it does the thing.
 FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
@@ -123,6 +131,10 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "register_hook_sfinae": (
         "torchgen/packaged/ATen/templates/TensorBody.h",
         lambda text: re.search(r"hook_return_\w+_t<", text) is not None,
+    ),
+    "python_method_has_torch_function": (
+        f"{AUTOGRAD}/gen_python_functions.py",
+        lambda text: "if (has_torch_function(self_))" in text,
     ),
     "per_key_export_macros": (
         "torchgen/dest/native_functions.py",
@@ -323,6 +335,20 @@ def _mentions(node: ast.AST, word: str) -> bool:
     return any(isinstance(n, ast.Constant) and n.value == word for n in ast.walk(node))
 
 
+def shard_count(text: str) -> int | None:
+    """The one integer passed as ``num_shards=`` in ``text``, if there is exactly one."""
+    counts = {
+        keyword.value.value
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "num_shards"
+        and isinstance(keyword.value, ast.Constant)
+        and isinstance(keyword.value.value, int)
+    }
+    return counts.pop() if len(counts) == 1 else None
+
+
 def keyword_exceptions(gen_text: str) -> list[str]:
     """``op:arg`` pairs of the set gen.py exempts from the Python-keyword rule."""
     for node in ast.walk(ast.parse(gen_text)):
@@ -426,6 +452,14 @@ def extract(source: Path) -> dict[str, Any]:
     tables["kernel_export_macros"] = export_macro_table(
         files.need("torchgen/dest/native_functions.py"), model
     )
+    shards = {}
+    for family, path in SHARD_SOURCES.items():
+        text = files.read(path)
+        count = None if text is None else shard_count(text)
+        if count is not None:
+            shards[family] = str(count)
+    if shards:
+        tables["shard_counts"] = shards
     features = sorted(
         name
         for name, (path, test) in FEATURE_SOURCES.items()

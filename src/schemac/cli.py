@@ -32,7 +32,7 @@ from schemac.cli_release import (
     add_release_arguments,
     release_usage_error,
     report_warnings,
-    target_from_args,
+    target_release,
 )
 from schemac.cli_selection import add_select_argument
 from schemac.diagnostics import InputError, SchemacError, count_text, render_all
@@ -69,18 +69,6 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         "paths given explicitly replace the corresponding file",
     )
     add_release_arguments(parser)
-
-
-def target_release(args: argparse.Namespace) -> TargetRelease:
-    """The target release of the options; its warnings are printed now, or with
-    ``--Werror`` raised as errors."""
-    need_helpers = args.torch or args.derivatives is not None
-    target = target_from_args(args, need_helpers=need_helpers)
-    if target.warnings and target.werror:
-        raise InputError(w.as_error() for w in target.warnings)
-    if target.warnings:
-        sys.stderr.write(render_all(target.warnings) + "\n")
-    return target
 
 
 def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
@@ -130,7 +118,7 @@ def _check(args: argparse.Namespace) -> int:
         f"{len(module.derivatives)} derivative entries, "
         f"{len(module.deprecated)} deprecated signatures"
     )
-    report_warnings([*target.warnings, *context.warnings], sys.stderr)
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -182,7 +170,7 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stdout.write(printer(module, spans=args.spans))
     if args.format == "json":
         sys.stdout.write("\n")
-    report_warnings([*target.warnings, *context.warnings], sys.stderr)
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -334,7 +322,7 @@ def _compile(args: argparse.Namespace) -> int:
         if args.dry_run or line.startswith("remove "):
             print(line)
     print(report.summary())
-    report_warnings([*target.warnings, *context.warnings, *result.warnings], sys.stderr)
+    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
     return 0
 
 

@@ -15,16 +15,19 @@ nearest one, with a warning.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TextIO
 
 import attrs
 
-from schemac.diagnostics import Diagnostic, Severity, Span, count_text, render_all
+from schemac.diagnostics import Diagnostic, InputError, Severity, Span, count_text, render_all
 from schemac.frontend.helper_headers import installed_helper_headers, read_helper_names
 from schemac.frontend.torch_paths import installed_torch_include, installed_torch_version
 from schemac.passes.base import HelperNames, PassContext
 from schemac.profiles import (
+    GENERIC,
     ReleaseProfile,
     UnknownReleaseError,
     choose_release,
@@ -125,7 +128,11 @@ def _helpers(
             authoritative=True,
             origin=", ".join(str(f) for f in files),
         )
-    if installed is None or choose_release(installed).profile.release != profile.release:
+    # The installed torch's headers are the target's when it is the target
+    # release, or when the target is a library outside PyTorch (built against it).
+    if installed is None or (
+        profile.release != GENERIC and choose_release(installed).profile.release != profile.release
+    ):
         return None  # the profile's list (PassContext.helper_names)
     headers = installed_helper_headers(installed_torch_include())
     if not headers:
@@ -137,11 +144,26 @@ def _helpers(
     )
 
 
-def report_warnings(warnings: Iterable[Diagnostic], stream: object) -> None:
-    """Print warnings of a successful run, rendered like errors, and their count."""
+def target_release(args: argparse.Namespace) -> TargetRelease:
+    """The target release of the options (:func:`target_from_args`).
+
+    Its own warnings are printed at once, so that they show even if the run
+    fails later; with ``--Werror`` they are raised as errors instead.
+    """
+    need_helpers = args.torch or args.derivatives is not None
+    target = target_from_args(args, need_helpers=need_helpers)
+    if target.warnings and target.werror:
+        raise InputError(w.as_error() for w in target.warnings)
+    if target.warnings:
+        sys.stderr.write(render_all(target.warnings) + "\n")
+    return target
+
+
+def report_warnings(target: TargetRelease, warnings: Iterable[Diagnostic], stream: TextIO) -> None:
+    """Print a successful run's warnings, rendered like errors, and count them
+    with the target's (printed already by :func:`target_release`)."""
     items = sorted(warnings, key=Diagnostic.sort_key)
-    if not items:
-        return
-    write = stream.write  # type: ignore[attr-defined]
-    write(render_all(items) + "\n")
-    write(count_text(items) + "\n")
+    if items:
+        stream.write(render_all(items) + "\n")
+    if items or target.warnings:
+        stream.write(count_text([*target.warnings, *items]) + "\n")

@@ -21,7 +21,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "extract_profile.py"
 DATA = ROOT / "src" / "schemac" / "profiles" / "data"
-CACHE = Path(os.environ.get("SCHEMAC_TEST_CACHE", Path.home() / ".cache" / "schemac-tests"))
+# The same wheel cache as the conformance harness's (one download per release).
+CACHE = Path(
+    os.environ.get("SCHEMAC_TEST_CACHE")
+    or Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "schemac-tests"
+)
 
 
 def _load_tool():  # type: ignore[no-untyped-def]

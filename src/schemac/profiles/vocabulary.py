@@ -16,6 +16,9 @@ FEATURES: dict[str, str] = {
     "register_hook_sfinae": "TensorBody.h keeps the SFINAE-constrained register_hook overloads",
     "per_key_export_macros": "native and dispatch headers export kernels with their key's DLL "
     "macro (TORCH_CUDA_CPP_API, TORCH_XPU_API) instead of TORCH_API",
+    "python_method_has_torch_function": "a Python method without arguments tests "
+    "has_torch_function(self_) (before 2.13: check_has_torch_function(self_), the only one the "
+    "older headers declare)",
 }
 
 #: Name lists (operator names, type names, header names...).
@@ -60,4 +63,6 @@ TABLES: dict[str, str] = {
     "rename_trace": "operator -> the name the tracer records",
     "kernel_export_macros": "dispatch key -> DLL export macro of its kernels (structured kernel "
     "classes only, unless per_key_export_macros)",
+    "shard_counts": "file family (variable_type, trace_type, inplace_or_view, python_functions) "
+    "-> how many shards the release writes",
 }

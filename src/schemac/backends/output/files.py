@@ -20,7 +20,7 @@ from pathlib import PurePosixPath
 import attrs
 
 from schemac.diagnostics import NO_SPAN, Diagnostic, SchemacError, Span
-from schemac.version import schemac_version
+from schemac.version import version as schemac_version
 
 #: One path component: starts with a letter, digit or ``_`` and goes on with
 #: those, ``.``, ``-`` or ``+``.  No spaces, quotes, ``$`` or ``\``: these need
