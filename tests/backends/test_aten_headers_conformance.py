@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.aten.headers.backend import emit_headers
+from schemac.backends.aten.headers.mtia import BACKEND as MTIA_HEADERS
+from schemac.backends.registry import EmitOptions
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile
 
@@ -105,22 +107,14 @@ def _family_of(name: str) -> str:
     return "ops/<op>.h"
 
 
-# Note [MTIA headers pending]: the reference runs with ``--mtia``, so torchgen
-# declares the MTIA kernels (``ops/<op>_mtia_dispatch.h``, MTIA lines in
-# ``_native.h``, ``MTIAFunctions.h``).  The headers target does not declare MTIA
-# yet (issue 15b adds it); until then the header comparison leaves exactly
-# those out, and the registrations test compares RegisterMTIA in full.
-def _mtia_file(name: str) -> bool:
-    return name.endswith("_mtia_dispatch.h") or name.startswith("MTIAFunctions")
-
-
-def _mtia_item(item: str) -> bool:
-    return "_mtia" in item
-
-
 @pytest.fixture(scope="module")
 def schemac_headers(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, str]:
-    return {f.path: f.text for f in emit_headers(schemac_module, profile=schemac_profile)}
+    # With the mtia target's headers: the reference runs with --mtia.
+    files = [
+        *emit_headers(schemac_module, profile=schemac_profile),
+        *MTIA_HEADERS.emit(schemac_module, EmitOptions("mtia", profile=schemac_profile)),
+    ]
+    return {f.path: f.text for f in files}
 
 
 def _ops_files(files: dict[str, str]) -> dict[str, str]:
@@ -131,7 +125,7 @@ def _ops_files(files: dict[str, str]) -> dict[str, str]:
 def test_same_per_operator_file_names(
     torchgen_aten_dir: Path, schemac_headers: dict[str, str]
 ) -> None:
-    reference = {p.name for p in (torchgen_aten_dir / "ops").iterdir() if not _mtia_file(p.name)}
+    reference = {p.name for p in (torchgen_aten_dir / "ops").iterdir()}
     ours = set(_ops_files(schemac_headers))
     assert sorted(reference - ours)[:20] == []
     assert sorted(ours - reference)[:20] == []
@@ -152,9 +146,6 @@ def test_same_umbrella_headers(torchgen_aten_dir: Path, schemac_headers: dict[st
         for p in torchgen_aten_dir.glob("*Functions*.h")
         if p.name.endswith(("Functions.h", "Functions_inl.h"))
     } - {"Functions.h", "NativeFunctions.h", "NativeMetaFunctions.h", "RedispatchFunctions.h"}
-    key_headers = {
-        name for name in key_headers if not _mtia_file(name)
-    }  # Note [MTIA headers pending]
     assert len(key_headers) >= 20
     expected = set(UMBRELLAS) | key_headers | {"core/TensorBody.h"}
     ours = {p.removeprefix("ATen/") for p in schemac_headers if not p.startswith("ATen/ops/")}
@@ -170,11 +161,9 @@ def _compare(
     extra: Counter[str] = Counter()
     examples: list[str] = []
     for path in sorted((reference_dir / "ops").iterdir()):
-        if _mtia_file(path.name):  # Note [MTIA headers pending]
-            continue
         family = _family_of(path.name)
         extract = FAMILIES[family][1]
-        theirs = Counter(i for i in extract(path.read_text()) if not _mtia_item(i))
+        theirs = Counter(extract(path.read_text()))
         mine = Counter(extract(ours.get(path.name, "")))
         matched[family] += sum((theirs & mine).values())
         lost, added = theirs - mine, mine - theirs

@@ -53,6 +53,8 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
+    Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -204,6 +206,16 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
     ),
+    BackendEntry(
+        "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
+    ),
+    BackendEntry(
+        "declarations",
+        "schemac.backends.declarations.backend:BACKEND",
+        ("declarations",),
+        _FUNCTIONS,
+    ),
+    BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
 )
 
 
