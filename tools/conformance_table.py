@@ -71,9 +71,9 @@ def release_rows(version: str) -> list[Row]:
         theirs: list[Any] = []
         ours: list[Any] = []
         for path in sorted((refs / "aten" / "ops").iterdir()):
-            if headers._mtia_file(path.name) or headers._family_of(path.name) != family:
+            if headers._family_of(path.name) != family:
                 continue
-            theirs += [i for i in extract(path.read_text()) if not headers._mtia_item(i)]
+            theirs += list(extract(path.read_text()))
             ours += list(extract(ops.get(path.name, "")))
         rows.append(_row(f"{family} declarations", theirs, ours))
     body = (refs / "aten" / "core" / "TensorBody.h").read_text()
