@@ -266,11 +266,15 @@ def run_torchgen_aten(release: ReferenceRelease, destination: Path) -> None:
     """``torchgen.gen -s packaged/ATen -d DEST --per-operator-headers --mps --xpu --mtia``."""
     args = ["-m", "torchgen.gen", "-s", str(release.packaged / "ATen"), "-d", str(destination),
             "--per-operator-headers", "--mps", "--xpu", "--mtia"]  # fmt: skip
-    # torchgen also writes AOTInductor shims relative to its working directory.
+    # torchgen also writes AOTInductor shims relative to its working directory:
+    # kept as DEST/aoti/c_shim_<device>.cpp (where schemac writes them under OUT).
     scratch = destination.with_name(destination.name + ".cwd")
     scratch.mkdir(parents=True, exist_ok=True)
     try:
         _run(release, args, scratch)
+        shims = scratch / "torch/csrc/inductor/aoti_torch/generated"
+        if shims.is_dir():
+            shutil.move(str(shims), str(destination / "aoti"))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

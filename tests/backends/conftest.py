@@ -115,7 +115,7 @@ def torchgen_aten_dir(
         run_torchgen_aten(torch_release, staging)
         staging.rename(destination)
 
-    name = f"torchgen-aten-{torch_release.version}"
+    name = f"torchgen-aten-aoti-{torch_release.version}"  # with aoti/ (the shims)
     yield shared_reference_dir(tmp_path_factory, name, build)
 
 
