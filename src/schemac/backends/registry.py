@@ -52,6 +52,11 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target(
+        "functionalization",
+        "RegisterFunctionalization_<n>.cpp, FunctionalInverses.h, ViewMetaClasses.{h,cpp}",
+    ),
+    Target("vmap", "VmapGeneratedPlumbing.h: functorch's batch-rule plumbing"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -200,6 +205,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
     ),
+    BackendEntry(
+        "functionalization",
+        "schemac.backends.functionalization.backend:BACKEND",
+        ("functionalization",),
+        (*_FAMILIES, "view-groups"),
+    ),
+    BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
 )
 
 

@@ -1,0 +1,162 @@
+"""Which operators the Functionalize key gets a kernel for, read off the IR's groups.
+
+Functionalization needs a kernel for every operator that writes an argument
+or returns an alias, and it finds the functional replacement through the
+groups the passes built:
+
+* a **variant family** (``VariantGroup``): each member that writes an
+  argument (in-place, out=, mutable) gets a kernel calling the family's
+  functional member (:mod:`.mutation`), unless it is
+  CompositeImplicitAutograd (it decomposes into operators that have one);
+* a **view group** (``ViewGroup``): the view and its in-place view get view
+  kernels (:mod:`.views`) calling the ``_copy`` twin, and one ViewMeta class
+  each.  A CompositeImplicitAutograd view instead registers its composite
+  kernel directly on the Functionalize key, so it decomposes *before*
+  functionalization sees it (the key as a whole cannot be made composite:
+  ``at::ones`` must not decompose);
+* anything else (a mutating operator in no family) gets nothing: torchgen
+  would register a kernel it never defines, and only ever does so for the
+  operators its policy lists, which PyTorch handles by hand.
+
+The release policy names the families whose kernels PyTorch writes by hand
+(``set_.source_Tensor``, ``lift``, ``resize_``) and the views it registers by
+hand (``lift_fresh``); see :mod:`schemac.backends.release_policy`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+
+from schemac.backends.aten.signatures import native_signature
+from schemac.backends.aten.signatures.naming import root_name
+from schemac.backends.functionalization.mutation import mutation_kernel, writes_arguments
+from schemac.backends.functionalization.names import kernel_name
+from schemac.backends.functionalization.view_meta import (
+    ViewMetaClass,
+    inverse_declaration,
+    view_meta_class,
+)
+from schemac.backends.functionalization.views import inplace_view_kernel, view_kernel
+from schemac.backends.release_policy import ReleasePolicy
+from schemac.ir.dispatch import COMPOSITE_IMPLICIT
+from schemac.ir.groups import VariantGroup, ViewGroup
+from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
+
+
+@attrs.frozen
+class Item:
+    """What one family or view group contributes to a RegisterFunctionalization shard."""
+
+    root: str
+    headers: tuple[str, ...]
+    kernels: tuple[str, ...]
+    registrations: tuple[str, ...]
+
+
+@attrs.frozen
+class ViewEntry:
+    """A non-composite view group: its inverse and ViewMeta classes."""
+
+    root: str
+    headers: tuple[str, ...]
+    inverse: str
+    classes: tuple[ViewMetaClass, ...]
+
+
+@attrs.frozen
+class Plan:
+    items: tuple[Item, ...]
+    views: tuple[ViewEntry, ...]
+
+
+def _headers(functions: list[NativeFunction]) -> tuple[str, ...]:
+    roots = dict.fromkeys(root_name(f.func) for f in functions)
+    return tuple(f"ATen/ops/{root}{suffix}.h" for root in roots for suffix in ("_native", "_ops"))
+
+
+def _composite(module: Module, f: NativeFunction) -> bool:
+    return module.resolution(f.name).has_composite_implicit_autograd_kernel
+
+
+def _register_kernel(f: NativeFunction) -> str:
+    return f'm.impl("{f.func.name}", TORCH_FN({kernel_name(f.func)}));'
+
+
+def _register_composite(module: Module, f: NativeFunction) -> str:
+    kernel = module.resolution(f.name).dispatch[COMPOSITE_IMPLICIT]
+    sig = native_signature(f, kernel=kernel.name)
+    target = f"static_cast<{sig.ptr_type()}>({kernel.namespace}::{kernel.name})"
+    return f'm.impl("{f.func.name}", {target});'
+
+
+def _family(module: Module, group: VariantGroup, policy: ReleasePolicy) -> Item | None:
+    members = [module.function(name) for name in group.members()]
+    if policy.hand_writes_family(frozenset(group.members())):
+        return None
+    functional = module.function(group.functional)
+    mutating = [f for f in members if writes_arguments(f) and not _composite(module, f)]
+    if not mutating:
+        return None
+    return Item(
+        root=root_name(functional.func),
+        headers=_headers(members),
+        kernels=tuple(mutation_kernel(f, functional, policy) for f in mutating),
+        registrations=tuple(_register_kernel(f) for f in mutating),
+    )
+
+
+def _view_members(module: Module, group: ViewGroup) -> list[NativeFunction]:
+    names = [group.view] if group.view_inplace is None else [group.view, group.view_inplace]
+    return [module.function(name) for name in names]
+
+
+def _view_group(module: Module, group: ViewGroup, policy: ReleasePolicy) -> Item | None:
+    view = module.function(group.view)
+    if str(view.func.name) in policy.hand_written_view_functionalization:
+        return None
+    members = _view_members(module, group)
+    copy = None if group.view_copy is None else module.function(group.view_copy)
+    kernels: list[str] = []
+    if not _composite(module, view) and copy is not None:
+        for f in members:
+            meta = view_meta_class(f, view, copy, policy)
+            make = view_kernel if f is view else inplace_view_kernel
+            kernels.append(make(f, copy, meta))
+    registrations = tuple(
+        _register_composite(module, f) if _composite(module, f) else _register_kernel(f)
+        for f in members
+    )
+    everyone = members if copy is None else [*members, copy]
+    return Item(root_name(view.func), _headers(everyone), tuple(kernels), registrations)
+
+
+def _view_entry(module: Module, group: ViewGroup, policy: ReleasePolicy) -> ViewEntry | None:
+    view = module.function(group.view)
+    if _composite(module, view) or group.view_copy is None:
+        return None
+    copy = module.function(group.view_copy)
+    members = _view_members(module, group)
+    return ViewEntry(
+        root=root_name(view.func),
+        headers=_headers([view, copy]),
+        inverse=inverse_declaration(view),
+        classes=tuple(view_meta_class(f, view, copy, policy) for f in members),
+    )
+
+
+def _present(items: Iterator[Item | None]) -> tuple[Item, ...]:
+    return tuple(item for item in items if item is not None)
+
+
+def functionalization_plan(module: Module, policy: ReleasePolicy) -> Plan:
+    items = _present(_family(module, g, policy) for g in module.groups)
+    items += _present(_view_group(module, g, policy) for g in module.view_groups)
+    views = tuple(
+        entry
+        for entry in (_view_entry(module, g, policy) for g in module.view_groups)
+        if entry is not None
+    )
+    return Plan(items, views)
