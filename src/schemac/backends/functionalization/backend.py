@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 
 import attrs
 
+from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.functionalization.plan import Item, Plan, ViewEntry, functionalization_plan
 from schemac.backends.functionalization.view_meta import hand_declared_inverse
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
@@ -116,11 +117,12 @@ class FunctionalizationBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         policy = DEFAULT_POLICY
-        plan = functionalization_plan(module, policy)
+        state = aten_run_state(module, options)
+        plan = functionalization_plan(module, policy, state.views)
         if module.selection is not None:
             plan = Plan((), plan.views)
         sources = (module.sources.native_functions,)
-        return tuple(_files(plan, policy, Templates(PACKAGE), sources))
+        return tuple(_files(plan, policy, state.templates(PACKAGE), sources))
 
 
 BACKEND = FunctionalizationBackend()

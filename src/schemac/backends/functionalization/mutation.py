@@ -17,8 +17,8 @@ with a functional one) is an error, except for XLA tensors, where
 from __future__ import annotations
 
 from schemac.backends.aten.registrations.cpp import block, call
-from schemac.backends.aten.signatures import dispatcher_signature
 from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.functionalization.arguments import (
     IMPL,
     Unwrapped,
@@ -91,11 +91,13 @@ def _element(var: str, count: int, index: int) -> str:
     return var if count == 1 else f"std::get<{index}>({var})"
 
 
-def mutation_kernel(f: NativeFunction, functional: NativeFunction, policy: ReleasePolicy) -> str:
+def mutation_kernel(
+    f: NativeFunction, functional: NativeFunction, policy: ReleasePolicy, views: ViewTable
+) -> str:
     """The Functionalize kernel of in-place, out= or mutable ``f``."""
     func = f.func
     args = func.arguments.flat_all
-    sig = dispatcher_signature(f)
+    sig = views.dispatcher(f)
     body: list[str] = []
     storage = any(is_like(a.type, BaseTy.Storage) for a in args)
     if func.kind() is SchemaKind.inplace and not storage:

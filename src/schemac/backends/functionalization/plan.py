@@ -25,12 +25,10 @@ hand (``lift_fresh``); see :mod:`schemac.backends.release_policy`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import attrs
 
-from schemac.backends.aten.signatures import native_signature
 from schemac.backends.aten.signatures.naming import root_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.functionalization.mutation import mutation_kernel, writes_arguments
 from schemac.backends.functionalization.names import kernel_name
 from schemac.backends.functionalization.view_meta import (
@@ -72,38 +70,44 @@ class Plan:
     views: tuple[ViewEntry, ...]
 
 
+@attrs.frozen
+class _Context:
+    module: Module
+    policy: ReleasePolicy
+    views: ViewTable
+
+    def composite(self, f: NativeFunction) -> bool:
+        return self.module.resolution(f.name).has_composite_implicit_autograd_kernel
+
+
 def _headers(functions: list[NativeFunction]) -> tuple[str, ...]:
     roots = dict.fromkeys(root_name(f.func) for f in functions)
     return tuple(f"ATen/ops/{root}{suffix}.h" for root in roots for suffix in ("_native", "_ops"))
-
-
-def _composite(module: Module, f: NativeFunction) -> bool:
-    return module.resolution(f.name).has_composite_implicit_autograd_kernel
 
 
 def _register_kernel(f: NativeFunction) -> str:
     return f'm.impl("{f.func.name}", TORCH_FN({kernel_name(f.func)}));'
 
 
-def _register_composite(module: Module, f: NativeFunction) -> str:
-    kernel = module.resolution(f.name).dispatch[COMPOSITE_IMPLICIT]
-    sig = native_signature(f, kernel=kernel.name)
+def _register_composite(ctx: _Context, f: NativeFunction) -> str:
+    kernel = ctx.module.resolution(f.name).dispatch[COMPOSITE_IMPLICIT]
+    sig = ctx.views.native(f, kernel=kernel.name)
     target = f"static_cast<{sig.ptr_type()}>({kernel.namespace}::{kernel.name})"
     return f'm.impl("{f.func.name}", {target});'
 
 
-def _family(module: Module, group: VariantGroup, policy: ReleasePolicy) -> Item | None:
-    members = [module.function(name) for name in group.members()]
-    if policy.hand_writes_family(frozenset(group.members())):
+def _family(ctx: _Context, group: VariantGroup) -> Item | None:
+    if ctx.policy.hand_writes_family(frozenset(group.members())):
         return None
-    functional = module.function(group.functional)
-    mutating = [f for f in members if writes_arguments(f) and not _composite(module, f)]
+    members = [ctx.module.function(name) for name in group.members()]
+    mutating = [f for f in members if writes_arguments(f) and not ctx.composite(f)]
     if not mutating:
         return None
+    functional = ctx.module.function(group.functional)
     return Item(
         root=root_name(functional.func),
         headers=_headers(members),
-        kernels=tuple(mutation_kernel(f, functional, policy) for f in mutating),
+        kernels=tuple(mutation_kernel(f, functional, ctx.policy, ctx.views) for f in mutating),
         registrations=tuple(_register_kernel(f) for f in mutating),
     )
 
@@ -113,50 +117,44 @@ def _view_members(module: Module, group: ViewGroup) -> list[NativeFunction]:
     return [module.function(name) for name in names]
 
 
-def _view_group(module: Module, group: ViewGroup, policy: ReleasePolicy) -> Item | None:
-    view = module.function(group.view)
-    if str(view.func.name) in policy.hand_written_view_functionalization:
+def _view_entry(ctx: _Context, group: ViewGroup) -> ViewEntry | None:
+    view = ctx.module.function(group.view)
+    if ctx.composite(view) or group.view_copy is None:
         return None
-    members = _view_members(module, group)
-    copy = None if group.view_copy is None else module.function(group.view_copy)
+    copy = ctx.module.function(group.view_copy)
+    members = _view_members(ctx.module, group)
+    return ViewEntry(
+        root=root_name(view.func),
+        headers=_headers([view, copy]),
+        inverse=inverse_declaration(view, ctx.views),
+        classes=tuple(view_meta_class(f, view, copy, ctx.policy, ctx.views) for f in members),
+    )
+
+
+def _view_group(ctx: _Context, group: ViewGroup, entry: ViewEntry | None) -> Item | None:
+    view = ctx.module.function(group.view)
+    if str(view.func.name) in ctx.policy.hand_written_view_functionalization:
+        return None
+    members = _view_members(ctx.module, group)
+    copy = None if group.view_copy is None else ctx.module.function(group.view_copy)
     kernels: list[str] = []
-    if not _composite(module, view) and copy is not None:
-        for f in members:
-            meta = view_meta_class(f, view, copy, policy)
+    if entry is not None and copy is not None:
+        for f, meta in zip(members, entry.classes, strict=True):
             make = view_kernel if f is view else inplace_view_kernel
-            kernels.append(make(f, copy, meta))
+            kernels.append(make(f, copy, meta, ctx.views))
     registrations = tuple(
-        _register_composite(module, f) if _composite(module, f) else _register_kernel(f)
-        for f in members
+        _register_composite(ctx, f) if ctx.composite(f) else _register_kernel(f) for f in members
     )
     everyone = members if copy is None else [*members, copy]
     return Item(root_name(view.func), _headers(everyone), tuple(kernels), registrations)
 
 
-def _view_entry(module: Module, group: ViewGroup, policy: ReleasePolicy) -> ViewEntry | None:
-    view = module.function(group.view)
-    if _composite(module, view) or group.view_copy is None:
-        return None
-    copy = module.function(group.view_copy)
-    members = _view_members(module, group)
-    return ViewEntry(
-        root=root_name(view.func),
-        headers=_headers([view, copy]),
-        inverse=inverse_declaration(view),
-        classes=tuple(view_meta_class(f, view, copy, policy) for f in members),
+def functionalization_plan(module: Module, policy: ReleasePolicy, views: ViewTable) -> Plan:
+    ctx = _Context(module, policy, views)
+    items = [_family(ctx, g) for g in module.groups]
+    entries = [(g, _view_entry(ctx, g)) for g in module.view_groups]
+    items += [_view_group(ctx, g, entry) for g, entry in entries]
+    return Plan(
+        items=tuple(item for item in items if item is not None),
+        views=tuple(entry for _, entry in entries if entry is not None),
     )
-
-
-def _present(items: Iterator[Item | None]) -> tuple[Item, ...]:
-    return tuple(item for item in items if item is not None)
-
-
-def functionalization_plan(module: Module, policy: ReleasePolicy) -> Plan:
-    items = _present(_family(module, g, policy) for g in module.groups)
-    items += _present(_view_group(module, g, policy) for g in module.view_groups)
-    views = tuple(
-        entry
-        for entry in (_view_entry(module, g, policy) for g in module.view_groups)
-        if entry is not None
-    )
-    return Plan(items, views)

@@ -24,8 +24,8 @@ import attrs
 
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.signatures import cxx_types as C
-from schemac.backends.aten.signatures import dispatcher_signature
 from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.functionalization.names import NAMESPACE, class_name, inverse_name
 from schemac.backends.release_policy import InverseDeclaration, ReleasePolicy
 from schemac.ir.native import NativeFunction
@@ -64,12 +64,12 @@ def _owning(ty: C.CType) -> C.CType:
     return ty
 
 
-def _fields(view: NativeFunction) -> tuple[Field, ...]:
+def _fields(view: NativeFunction, views: ViewTable) -> tuple[Field, ...]:
     fields = [
         Field("reapply_views", "bool", "bool", "reapply_views"),
         Field("inverse_return_mode", _MODE, _MODE, "inverse_return_mode"),
     ]
-    sig = dispatcher_signature(view)
+    sig = views.dispatcher(view)
     for param in sig.params[1:]:
         owning = _owning(param.type)
         init = param.name if owning is param.type else f"{param.name}.vec()"
@@ -188,7 +188,11 @@ def _cpp_bool(value: bool) -> str:
 
 
 def view_meta_class(
-    f: NativeFunction, view: NativeFunction, copy: NativeFunction, policy: ReleasePolicy
+    f: NativeFunction,
+    view: NativeFunction,
+    copy: NativeFunction,
+    policy: ReleasePolicy,
+    views: ViewTable,
 ) -> ViewMetaClass:
     """The class of ``f``, a member (view or in-place view) of ``view``'s group."""
     return ViewMetaClass(
@@ -198,7 +202,7 @@ def view_meta_class(
         inverse=inverse_name(view.func),
         multi_output=is_multi_output(f.func),
         as_strided=str(f.func.name) in policy.as_strided_views,
-        fields=_fields(f),
+        fields=_fields(f, views),
     )
 
 
@@ -214,9 +218,9 @@ def hand_declared_inverse(declaration: InverseDeclaration) -> str:
     return f"static at::Tensor {declaration.name}({', '.join(params)});"
 
 
-def inverse_declaration(view: NativeFunction) -> str:
+def inverse_declaration(view: NativeFunction, views: ViewTable) -> str:
     """``static at::Tensor <view>_inverse(base, mutated_view, mode, [out_index,] args...);``."""
-    sig = dispatcher_signature(view)
+    sig = views.dispatcher(view)
     params = list(_INVERSE_HEAD)
     if is_multi_output(view.func):
         params.append("int64_t out_index")

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.signatures import cxx_types as C
-from schemac.backends.aten.signatures import dispatcher_signature
 from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.functionalization.arguments import (
     IMPL,
     has_symbolic_inputs,
@@ -50,11 +50,13 @@ def _reference(self_name: str, returns: str) -> list[str]:
     ]
 
 
-def view_kernel(f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass) -> str:
+def view_kernel(
+    f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass, views: ViewTable
+) -> str:
     """The Functionalize kernel of view ``f`` (not in-place), whose twin is ``copy``."""
     args = f.func.arguments.flat_all
-    sig = dispatcher_signature(f)
-    copy_sig = dispatcher_signature(copy)
+    sig = views.dispatcher(f)
+    copy_sig = views.dispatcher(copy)
     self_name = sig.params[0].name
     returns = str(C.strip_reference(sig.returns))
     unwrapped = unwrap(sig, args, sync=False)
@@ -102,11 +104,13 @@ def view_kernel(f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass) ->
     return block(sig.defn(kernel_name(f.func), redispatch=True), body)
 
 
-def inplace_view_kernel(f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass) -> str:
+def inplace_view_kernel(
+    f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass, views: ViewTable
+) -> str:
     """The Functionalize kernel of in-place view ``f``: it changes ``self``'s view metadata."""
     args = f.func.arguments.flat_all
-    sig = dispatcher_signature(f)
-    copy_sig = dispatcher_signature(copy)
+    sig = views.dispatcher(f)
+    copy_sig = views.dispatcher(copy)
     self_name = sig.params[0].name
     unwrapped = unwrap(sig, args, sync=False)
     below = [unwrapped.values[a.name] for a in copy.func.arguments.flat_all]

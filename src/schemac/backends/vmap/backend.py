@@ -6,10 +6,11 @@ from collections.abc import Iterable
 
 import attrs
 
+from schemac.backends.aten.run_state import aten_run_state
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.release_policy import DEFAULT_POLICY, ReleasePolicy
-from schemac.backends.templating import Templates
 from schemac.backends.vmap.plumbing import plumbing, plumbing_kind
 from schemac.ir.module import Module
 
@@ -22,12 +23,14 @@ class PlumbingFileView:
     functions: tuple[str, ...]
 
 
-def plumbing_file_view(module: Module, policy: ReleasePolicy = DEFAULT_POLICY) -> PlumbingFileView:
+def plumbing_file_view(
+    module: Module, views: ViewTable, policy: ReleasePolicy = DEFAULT_POLICY
+) -> PlumbingFileView:
     functions: list[str] = []
     for f in module.functions:
         kind = plumbing_kind(f, policy)
         if kind is not None:
-            functions.append(plumbing(f, kind).text())
+            functions.append(plumbing(f, kind, views).text())
     return PlumbingFileView(tuple(functions))
 
 
@@ -38,9 +41,10 @@ class VmapBackend:
     targets: tuple[str, ...] = ("vmap",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        text = Templates(PACKAGE).render(
+        state = aten_run_state(module, options)
+        text = state.templates(PACKAGE).render(
             "VmapGeneratedPlumbing.h.mako",
-            plumbing_file_view(module),
+            plumbing_file_view(module, state.views),
             sources=(module.sources.native_functions,),
         )
         return (GeneratedFile(HEADER, text),)

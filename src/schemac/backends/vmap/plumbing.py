@@ -24,8 +24,8 @@ import enum
 import attrs
 
 from schemac.backends.aten.registrations.cpp import block, call
-from schemac.backends.aten.signatures import dispatcher_signature
 from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.release_policy import ReleasePolicy
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Argument, Return, SchemaKind
@@ -152,9 +152,9 @@ class Plumbing:
         return f"{_TEMPLATE_HEAD}\n{block(self.head, self.body)}"
 
 
-def plumbing(f: NativeFunction, kind: PlumbingKind) -> Plumbing:
+def plumbing(f: NativeFunction, kind: PlumbingKind, views: ViewTable) -> Plumbing:
     func = f.func
-    sig = dispatcher_signature(f)
+    sig = views.dispatcher(f)
     args = func.arguments.flat_all
     unbatched = " && ".join(
         f"!isBatchedAtLevel({a.name}, {_LEVEL})" for a in args if _tensor_like(a.type)
