@@ -36,7 +36,8 @@ PYTHON_BINDING = "functionalization/ViewMetaClassesPythonBinding.cpp"
 class RegistrationFileView:
     headers: tuple[str, ...]
     kernels: tuple[str, ...]
-    registrations: tuple[str, ...]
+    #: ``(operator namespace, its m.impl(...) lines)``, one TORCH_LIBRARY_IMPL each.
+    registrations: tuple[tuple[str, tuple[str, ...]], ...]
 
 
 @attrs.frozen
@@ -58,10 +59,14 @@ class BindingsView:
 def _registration_view(items: Iterable[Item]) -> RegistrationFileView:
     items = tuple(items)
     headers = dict.fromkeys(h for item in items for h in item.headers)
+    by_namespace: dict[str, list[str]] = {}
+    for item in items:
+        for namespace, line in item.registrations:
+            by_namespace.setdefault(namespace, []).append(line)
     return RegistrationFileView(
         headers=tuple(headers),
         kernels=tuple(k for item in items for k in item.kernels),
-        registrations=tuple(r for item in items for r in item.registrations),
+        registrations=tuple((ns, tuple(lines)) for ns, lines in by_namespace.items()),
     )
 
 

@@ -127,10 +127,8 @@ def mutation_kernel(
         allowed = f"!({read_functional})" if not xla else f"({on_xla}) || !({read_functional})"
         step_aside.append(f"TORCH_INTERNAL_ASSERT({allowed},\n    {_MIXED});")
     step_aside.append("at::AutoDispatchSkipFunctionalize skip_functionalize;")
-    if func.returns:
-        step_aside.append(f"auto tmp_output = {direct};")
-    else:
-        step_aside.append(f"{direct};")
+    # Only fresh outputs are taken from the call; written arguments are returned as they are.
+    step_aside.append(f"auto tmp_output = {direct};" if fresh_count else f"{direct};")
     fresh = [_element("tmp_output", len(func.returns), i) for i in _fresh_indices(f)]
     step_aside += _return(f, str(sig.returns), _returned(f, fresh)) or ["return;"]
     body.append(block("if (!written_are_functional)", step_aside))

@@ -29,6 +29,7 @@ import attrs
 
 from schemac.backends.aten.signatures.naming import root_name
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.cppmodel import cpp_string_literal
 from schemac.backends.functionalization.mutation import mutation_kernel, writes_arguments
 from schemac.backends.functionalization.names import kernel_name
 from schemac.backends.functionalization.view_meta import (
@@ -51,7 +52,8 @@ class Item:
     root: str
     headers: tuple[str, ...]
     kernels: tuple[str, ...]
-    registrations: tuple[str, ...]
+    #: ``(operator namespace, m.impl(...) line)``.
+    registrations: tuple[tuple[str, str], ...]
 
 
 @attrs.frozen
@@ -85,15 +87,18 @@ def _headers(functions: list[NativeFunction]) -> tuple[str, ...]:
     return tuple(f"ATen/ops/{root}{suffix}.h" for root in roots for suffix in ("_native", "_ops"))
 
 
-def _register_kernel(f: NativeFunction) -> str:
-    return f'm.impl("{f.func.name}", TORCH_FN({kernel_name(f.func)}));'
+def _register_kernel(f: NativeFunction) -> tuple[str, str]:
+    return (
+        f.namespace,
+        f"m.impl({cpp_string_literal(str(f.func.name))}, TORCH_FN({kernel_name(f.func)}));",
+    )
 
 
-def _register_composite(ctx: _Context, f: NativeFunction) -> str:
+def _register_composite(ctx: _Context, f: NativeFunction) -> tuple[str, str]:
     kernel = ctx.module.resolution(f.name).dispatch[COMPOSITE_IMPLICIT]
     sig = ctx.views.native(f, kernel=kernel.name)
     target = f"static_cast<{sig.ptr_type()}>({kernel.namespace}::{kernel.name})"
-    return f'm.impl("{f.func.name}", {target});'
+    return f.namespace, f"m.impl({cpp_string_literal(str(f.func.name))}, {target});"
 
 
 def _family(ctx: _Context, group: VariantGroup) -> Item | None:

@@ -93,12 +93,14 @@ c10::List<::std::optional<at::Tensor>> to_meta(
 ${kernel}
 
 % endfor
-TORCH_LIBRARY_IMPL(aten, Functionalize, m) {
-% for line in view.registrations:
+% for namespace, lines in view.registrations:
+TORCH_LIBRARY_IMPL(${namespace}, Functionalize, m) {
+% for line in lines:
   ${line}
 % endfor
 }
 
+% endfor
 } // namespace
 } // namespace functionalization
 } // namespace at
