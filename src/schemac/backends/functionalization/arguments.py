@@ -16,7 +16,8 @@ and to give XLA and lazy tensors the strides of eager mode.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 import attrs
 
@@ -37,13 +38,17 @@ def tensor_like(arg: Argument) -> bool:
     return is_like(arg.type, BaseTy.Tensor)
 
 
+def _read_only(values: Mapping[str, str]) -> Mapping[str, str]:
+    return MappingProxyType(dict(values))
+
+
 @attrs.frozen
 class Unwrapped:
     """The unwrapping statements, and each schema argument's value below the key."""
 
     statements: tuple[str, ...]
     #: schema argument name -> the expression to pass on (``self_``, ``dim``).
-    values: dict[str, str] = attrs.field(eq=False)
+    values: Mapping[str, str] = attrs.field(converter=_read_only, eq=False)
 
 
 def _owning(ty: C.CType, name: str) -> tuple[str, str]:
