@@ -13,7 +13,7 @@ import pytest
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.driver import emit_targets
 from schemac.backends.functionalization.plan import functionalization_plan
-from schemac.backends.release_policy import DEFAULT_POLICY
+from schemac.backends.release_policy import default_policy
 from schemac.backends.vmap.backend import plumbing_file_view
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
@@ -76,7 +76,7 @@ def files(module: Module) -> dict[str, str]:
 
 
 def _registered(module: Module) -> list[str]:
-    plan = functionalization_plan(module, DEFAULT_POLICY, ViewTable())
+    plan = functionalization_plan(module, default_policy(), ViewTable())
     return sorted(line for item in plan.items for _, line in item.registrations)
 
 
@@ -147,9 +147,7 @@ def test_views_get_view_meta_classes(files: dict[str, str]) -> None:
 
 def test_release_policy_decides_hand_written_kernels(module: Module) -> None:
     policy = attrs.evolve(
-        DEFAULT_POLICY,
-        hand_written_functionalization=frozenset({"scale_"}),
-        hand_written_view_functionalization=frozenset({"pick"}),
+        default_policy(), hand_written_functionalization=frozenset({"scale_", "pick"})
     )
     plan = functionalization_plan(module, policy, ViewTable())
     registered = {line.split('"')[1] for item in plan.items for _, line in item.registrations}

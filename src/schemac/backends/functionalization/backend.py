@@ -22,9 +22,10 @@ from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.functionalization.plan import Item, Plan, ViewEntry, functionalization_plan
 from schemac.backends.functionalization.view_meta import hand_declared_inverse
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
+from schemac.backends.output.files import Provenance
 from schemac.backends.registry import EmitOptions
-from schemac.backends.release_policy import DEFAULT_POLICY, ReleasePolicy
-from schemac.backends.templating import Templates
+from schemac.backends.release_policy import ReleasePolicy
+from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 
 PACKAGE = "schemac.backends.functionalization"
@@ -71,7 +72,7 @@ def _registration_view(items: Iterable[Item]) -> RegistrationFileView:
 
 
 def _files(
-    plan: Plan, policy: ReleasePolicy, templates: Templates, sources: tuple[str, ...]
+    plan: Plan, policy: ReleasePolicy, templates: Templates, sources: Provenance
 ) -> Iterator[GeneratedFile]:
     def render(name: str, view: object) -> str:
         return templates.render(name, view, sources=sources)
@@ -121,12 +122,12 @@ class FunctionalizationBackend:
     targets: tuple[str, ...] = ("functionalization",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        policy = DEFAULT_POLICY
+        policy = ReleasePolicy.of(options.profile)
         state = aten_run_state(module, options)
         plan = functionalization_plan(module, policy, state.views)
         if module.selection is not None:
             plan = Plan((), plan.views)
-        sources = (module.sources.native_functions,)
+        sources = native_sources(module)
         return tuple(_files(plan, policy, state.templates(PACKAGE), sources))
 
 

@@ -18,9 +18,9 @@ groups the passes built:
   would register a kernel it never defines, and only ever does so for the
   operators its policy lists, which PyTorch handles by hand.
 
-The release policy names the families whose kernels PyTorch writes by hand
-(``set_.source_Tensor``, ``lift``, ``resize_``) and the views it registers by
-hand (``lift_fresh``); see :mod:`schemac.backends.release_policy`.
+The release profile's ``functionalization_hand_written`` list names the
+operators PyTorch functionalizes by hand (2.13: ``set_.source_Tensor``,
+``lift``, ``resize_``, ``lift_fresh``); see :mod:`schemac.backends.release_policy`.
 """
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def _register_composite(ctx: _Context, f: NativeFunction) -> tuple[str, str]:
 
 
 def _family(ctx: _Context, group: VariantGroup) -> Item | None:
-    if ctx.policy.hand_writes_family(frozenset(group.members())):
+    if ctx.policy.hand_writes(frozenset(group.members())):
         return None
     members = [ctx.module.function(name) for name in group.members()]
     mutating = [f for f in members if writes_arguments(f) and not ctx.composite(f)]
@@ -138,7 +138,7 @@ def _view_entry(ctx: _Context, group: ViewGroup) -> ViewEntry | None:
 
 def _view_group(ctx: _Context, group: ViewGroup, entry: ViewEntry | None) -> Item | None:
     view = ctx.module.function(group.view)
-    if str(view.func.name) in ctx.policy.hand_written_view_functionalization:
+    if str(view.func.name) in ctx.policy.hand_written_functionalization:
         return None
     members = _view_members(ctx.module, group)
     copy = None if group.view_copy is None else ctx.module.function(group.view_copy)

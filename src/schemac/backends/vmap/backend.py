@@ -10,7 +10,8 @@ from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile
 from schemac.backends.registry import EmitOptions
-from schemac.backends.release_policy import DEFAULT_POLICY, ReleasePolicy
+from schemac.backends.release_policy import ReleasePolicy, default_policy
+from schemac.backends.templating import native_sources
 from schemac.backends.vmap.plumbing import plumbing, plumbing_kind
 from schemac.ir.module import Module
 
@@ -24,8 +25,9 @@ class PlumbingFileView:
 
 
 def plumbing_file_view(
-    module: Module, views: ViewTable, policy: ReleasePolicy = DEFAULT_POLICY
+    module: Module, views: ViewTable, policy: ReleasePolicy | None = None
 ) -> PlumbingFileView:
+    policy = default_policy() if policy is None else policy
     functions: list[str] = []
     for f in module.functions:
         kind = plumbing_kind(f, policy)
@@ -44,8 +46,8 @@ class VmapBackend:
         state = aten_run_state(module, options)
         text = state.templates(PACKAGE).render(
             "VmapGeneratedPlumbing.h.mako",
-            plumbing_file_view(module, state.views),
-            sources=(module.sources.native_functions,),
+            plumbing_file_view(module, state.views, ReleasePolicy.of(options.profile)),
+            sources=native_sources(module),
         )
         return (GeneratedFile(HEADER, text),)
 
