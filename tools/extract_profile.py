@@ -136,6 +136,18 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
         "torchgen/dest/native_functions.py",
         lambda text: "TORCH_CUDA_CPP_API" in text,
     ),
+    # The owning C++ types (ViewMeta members) turn `const at::Tensor &` into a value.
+    "view_meta_owns_tensors": (
+        "torchgen/api/cpp.py",
+        lambda text: (
+            re.search(
+                r"elif remove_non_owning_ref_types:\s*"
+                r"return NamedCType\(binds, BaseCType\(tensorT\)\)",
+                text,
+            )
+            is not None
+        ),
+    ),
 }
 
 

@@ -61,6 +61,8 @@ class ReleasePolicy:
     #: Operators (unambiguous names) that get vmap plumbing although a return
     #: is not tensor-like (their batch rules return SymInts next to the tensors).
     vmap_non_tensor_return_ops: frozenset[str]
+    #: ViewMeta members hold Tensor and Scalar arguments by value (2.14 on).
+    view_meta_owns_tensors: bool = False
 
     @classmethod
     def of(cls, profile: ReleaseProfile) -> ReleasePolicy:
@@ -73,6 +75,7 @@ class ReleasePolicy:
                 for text in profile.ordered("functionalization_hand_declared_inverses")
             ),
             vmap_non_tensor_return_ops=profile.names("vmap_non_tensor_return_ops"),
+            view_meta_owns_tensors=profile.has("view_meta_owns_tensors"),
         )
 
     def is_out_dtype_preserving(self, func: FunctionSchema) -> bool:

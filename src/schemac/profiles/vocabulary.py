@@ -16,6 +16,8 @@ FEATURES: dict[str, str] = {
     "register_hook_sfinae": "TensorBody.h keeps the SFINAE-constrained register_hook overloads",
     "per_key_export_macros": "native and dispatch headers export kernels with their key's DLL "
     "macro (TORCH_CUDA_CPP_API, TORCH_XPU_API) instead of TORCH_API",
+    "view_meta_owns_tensors": "ViewMeta classes keep Tensor and Scalar arguments by value, "
+    "not as const references",
 }
 
 #: Name lists (operator names, type names, header names...).

@@ -56,23 +56,30 @@ class Field:
     init: str
 
 
-def _owning(ty: C.CType) -> C.CType:
+#: Const references to values a ViewMeta may keep by value (``view_meta_owns_tensors``).
+_BY_VALUE = (C.TENSOR, C.SCALAR, C.Optional(C.TENSOR), C.Optional(C.SCALAR))
+
+
+def _owning(ty: C.CType, owns_tensors: bool) -> C.CType:
     if ty == C.SYMINT_ARRAY_REF:
         return C.Vector(C.SYMINT)
     if ty == C.INT_ARRAY_REF:
         return C.Vector(C.INT64)
+    if owns_tensors and isinstance(ty, C.ConstRef) and ty.elem in _BY_VALUE:
+        return ty.elem
     return ty
 
 
-def _fields(view: NativeFunction, views: ViewTable) -> tuple[Field, ...]:
+def _fields(view: NativeFunction, views: ViewTable, owns_tensors: bool) -> tuple[Field, ...]:
     fields = [
         Field("reapply_views", "bool", "bool", "reapply_views"),
         Field("inverse_return_mode", _MODE, _MODE, "inverse_return_mode"),
     ]
     sig = views.dispatcher(view)
     for param in sig.params[1:]:
-        owning = _owning(param.type)
-        init = param.name if owning is param.type else f"{param.name}.vec()"
+        owning = _owning(param.type, owns_tensors)
+        is_array = isinstance(owning, C.Vector)
+        init = f"{param.name}.vec()" if is_array else param.name
         fields.append(Field(param.name, str(owning), str(param.type), init))
     return tuple(fields)
 
@@ -202,7 +209,7 @@ def view_meta_class(
         inverse=inverse_name(view.func),
         multi_output=is_multi_output(f.func),
         as_strided=str(f.func.name) in policy.as_strided_views,
-        fields=_fields(f, views),
+        fields=_fields(f, views, policy.view_meta_owns_tensors),
     )
 
 
