@@ -55,6 +55,11 @@ TARGETS: tuple[Target, ...] = (
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
     Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
     Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
+    Target(
+        "functionalization",
+        "RegisterFunctionalization_<n>.cpp, FunctionalInverses.h, ViewMetaClasses.{h,cpp}",
+    ),
+    Target("vmap", "VmapGeneratedPlumbing.h: functorch's batch-rule plumbing"),
     Target("aoti", "AOTInductor C shims of the fallback operators: aoti/c_shim_<device>.cpp"),
 )
 
@@ -249,6 +254,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
     ),
     BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
+    BackendEntry(
+        "functionalization",
+        "schemac.backends.functionalization.backend:BACKEND",
+        ("functionalization",),
+        (*_FAMILIES, "view-groups"),
+    ),
+    BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
     BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
 )
 
