@@ -90,6 +90,22 @@ def test_defines_exactly_what_the_shipped_header_declares(
     assert wrong == {}
 
 
+_GUARD = re.compile(r"#if TORCH_FEATURE_VERSION >= (\w+)\n" + _DECLARATION.pattern)
+
+
+@pytest.mark.each_release
+def test_each_version_is_available_since_the_release_the_header_guards_it_with(
+    schemac_module: Module, schemac_profile: ReleaseProfile, torch_include: Path
+) -> None:
+    seen = 0
+    for file in shim_files(schemac_module, EmitOptions("aoti", profile=schemac_profile)):
+        header = (torch_include / GENERATED / f"c_shim_{file.device}.h").read_text()
+        guarded = {m[2]: m[1] for m in _GUARD.finditer(header)}
+        assert {f.name: f.since for f in file.functions if f.since} == guarded, file.device
+        seen += len(guarded)
+    assert seen > 0, "no guarded declaration: the check checks nothing"
+
+
 @pytest.mark.each_release
 @pytest.mark.parametrize("device", DEVICES)
 def test_calls_what_torchgen_calls(
