@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
+from schemac.cli_backend import add_backend_arguments, compile_targets, prepare_backend
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -183,10 +184,11 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
     parser.add_argument(
         "-t",
         "--targets",
-        required=True,
         metavar="TARGETS",
-        help=f"comma-separated targets: {ALL} or any of {', '.join(TARGET_NAMES)}",
+        help=f"comma-separated targets: {ALL} or any of {', '.join(TARGET_NAMES)} "
+        "(required unless --backend is given)",
     )
+    add_backend_arguments(parser)
     parser.add_argument("-o", "--out", required=True, type=_path, help="output directory")
     parser.add_argument(
         "--dry-run", action="store_true", help="report what would change; write nothing"
@@ -264,11 +266,11 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
 
 def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
-    from schemac.backends.registry import UnknownTargetError, parse_targets
+    from schemac.backends.registry import UnknownTargetError
     from schemac.passes.base import PassContext
 
     try:
-        targets = parse_targets(args.targets)
+        targets = compile_targets(args.targets, args.backend is not None)
     except UnknownTargetError as error:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
@@ -283,8 +285,13 @@ def _compile(args: argparse.Namespace) -> int:
     context = PassContext(verify=args.verify)
     # Passes only some backends need may run beside the others: Note [Late work].
     manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
-    pipeline = manager.run(context, load_inputs(args))
-    module = pipeline.module
+    if args.backend is None:
+        pipeline = manager.run(context, load_inputs(args))
+        module = pipeline.module
+    else:
+        pipeline, module = prepare_backend(
+            args, lambda: load_inputs(args), lambda m: manager.run(context, m)
+        )
     try:
         result = compile_to_directory(
             module,

@@ -52,6 +52,7 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("backend", "an out-of-tree backend's stubs and registrations (compile --backend)"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -199,6 +200,12 @@ BACKENDS: tuple[BackendEntry, ...] = (
         "schemac.backends.autograd.backend:BACKEND",
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
+    ),
+    BackendEntry(
+        "backend-stubs",
+        "schemac.backends.backend_stubs.backend:BACKEND",
+        ("backend",),
+        _FAMILIES,
     ),
 )
 

@@ -20,6 +20,7 @@ import attrs
 
 from schemac.ir.autograd import AutogradTable
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
+from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.groups import Grouped, VariantGroup, ViewGroup, ViewGrouped
 from schemac.ir.names import OperatorName
@@ -64,6 +65,8 @@ class Module:
     autograd: AutogradTable = attrs.field(factory=AutogradTable)
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
+    #: An out-of-tree backend's YAML (``compile --backend``), if one was given.
+    external_backend: ExternalBackend | None = None
 
     # The name index is a plain attribute, not a field (hence no slots): the
     # generic IR printer walks the fields and must not print it.  It is built

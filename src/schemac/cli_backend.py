@@ -1,0 +1,89 @@
+"""The command line of out-of-tree backends: ``compile --backend``, ``coverage``, ``backend-init``.
+
+Kept out of :mod:`schemac.cli` so that file stays a list of subcommands.  The
+backend YAML's problems are reported together with those found against the
+module (unknown operators, split families, missing kernels): the loader
+returns its diagnostics instead of raising, and :func:`attach_backend` raises
+them all at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+
+from schemac.diagnostics import Diagnostic, InputError, SchemacError
+from schemac.frontend.backend_loader import read_backend_yaml
+from schemac.ir.external_backend import ExternalBackend
+from schemac.ir.module import Module
+from schemac.passes.manager import PipelineResult
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        type=Path,
+        metavar="BACKEND_YAML",
+        help="an out-of-tree backend's YAML (torchgen's gen_backend_stubs format): write "
+        "<Backend>NativeFunctions.h and Register<Backend>.cpp (only these without -t)",
+    )
+    parser.add_argument(
+        "--impl-path",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="with --backend: C++ files defining the kernels; a listed kernel they do not "
+        "define is an error at its YAML entry",
+    )
+
+
+def attach_backend(
+    module: Module, spec: ExternalBackend, problems: list[Diagnostic], impl_paths: list[Path]
+) -> Module:
+    """The module carrying ``spec``, after binding it and checking ``--impl-path``."""
+    from schemac.backends.backend_stubs.bind import bind_backend
+    from schemac.backends.backend_stubs.impl_check import missing_kernel_diagnostics
+
+    bound, found = bind_backend(module, spec)
+    problems = [*problems, *found]
+    if impl_paths and not found and bound.has_forward:
+        problems += missing_kernel_diagnostics(bound, impl_paths)
+    if problems:
+        raise InputError(problems)
+    return module.evolve(external_backend=spec)
+
+
+def prepare_backend(
+    args: argparse.Namespace,
+    load: Callable[[], Module],
+    run: Callable[[Module], PipelineResult],
+) -> tuple[PipelineResult, Module]:
+    """``compile --backend``: the pipeline's result and the module carrying the backend.
+
+    The backend YAML is read first and its problems are kept, so that they
+    are reported with those of the native YAML and of the binding.
+    """
+    spec, problems = read_backend_yaml(args.backend)
+    try:
+        pipeline = run(load())
+    except SchemacError as error:
+        raise InputError([*error.diagnostics, *problems]) from None
+    if spec is None:
+        raise InputError(problems)
+    return pipeline, attach_backend(pipeline.module, spec, list(problems), args.impl_path)
+
+
+def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:
+    """``-t``'s targets, plus ``backend`` with ``--backend``; ``-t`` may be left out then."""
+    from schemac.backends.registry import UnknownTargetError, parse_targets
+
+    if text is None:
+        if not with_backend:
+            raise UnknownTargetError("give -t TARGETS (or --backend BACKEND_YAML)")
+        return ("backend",)
+    targets = parse_targets(text)
+    if with_backend and "backend" not in targets:
+        targets = parse_targets(",".join((*targets, "backend")))
+    return targets
