@@ -134,10 +134,14 @@ def test_same_registrations_and_wrappers(
 
 
 def test_generated_sources_compile(
-    schemac_stubs: Path, torch_include: Path, compile_cpp  # type: ignore[no-untyped-def]
+    schemac_stubs: Path,
+    torch_include: Path,
+    compile_cpp,  # type: ignore[no-untyped-def]
 ) -> None:
     """``g++ -fsyntax-only`` accepts every file but the example's (built for real elsewhere)."""
-    sources = [p for name in ("all_keys", "xla_style") for p in (schemac_stubs / name).glob("*.cpp")]
+    sources = [
+        p for name in ("all_keys", "xla_style") for p in (schemac_stubs / name).glob("*.cpp")
+    ]
     assert len(sources) == 4
 
     def check(source: Path) -> tuple[Path, subprocess.CompletedProcess[str]]:

@@ -22,7 +22,13 @@ from pathlib import Path
 
 from schemac.diagnostics import Diagnostic, DiagnosticSink, Span, did_you_mean
 from schemac.frontend.entry_reader import EntryReader
-from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, read_yaml, span_of
+from schemac.frontend.yaml_nodes import (
+    MappingNode,
+    ScalarNode,
+    SequenceNode,
+    read_yaml,
+    span_of,
+)
 from schemac.ir.dispatch import KNOWN_DISPATCH_KEYS
 from schemac.ir.external_backend import BackendOp, ExternalBackend
 
@@ -166,6 +172,13 @@ def _operator_list(reader: EntryReader, key: str, sink: DiagnosticSink) -> list[
     node = reader.node_of(key)
     if node is None or (isinstance(node, ScalarNode) and node.value in ("", "~", "null")):
         return []  # 'supported:' with nothing after it means an empty list, as in torchgen
+    if not isinstance(node, SequenceNode):
+        reader.wrong_type(
+            node,
+            f"a list of operator names for '{key}'",
+            "write one operator a line, as '- add.Tensor', or '[abs, add.Tensor]'",
+        )
+        return []
     ops = []
     for text, item in reader.string_list(key):
         span = reader.span(item)

@@ -120,10 +120,32 @@ def bind_backend(
             )
         elif op.name not in by_text:
             problems.append(_unknown(op, "symint", by_text))
+    problems.extend(_in_tree_keys(module, spec))
     groups = _groups_by_member(module)
     problems.extend(_split_families(groups, forward, backward))
     structured = _bind_structured(spec, module, groups, by_text, forward, backward, problems)
     return BoundBackend(spec, forward, backward, structured), tuple(problems)
+
+
+def _in_tree_keys(module: Module, spec: ExternalBackend) -> list[Diagnostic]:
+    """An out-of-tree key must not already have kernels in native_functions.yaml."""
+    in_tree = {key for resolution in module.resolutions.values() for key in resolution.dispatch}
+    problems = []
+    uses = (
+        (spec.backend, spec.backend_span, bool(spec.supported or spec.structured)),
+        (spec.autograd_key, spec.autograd_span, bool(spec.autograd)),
+    )
+    for key, span, used in uses:
+        if used and key in in_tree:
+            problems.append(
+                Diagnostic(
+                    span,
+                    f"dispatch key '{key}' already has kernels in native_functions.yaml",
+                    "an out-of-tree backend needs a key of its own: PrivateUse1 (renamed "
+                    "in Python) or a reserved one such as XLA",
+                )
+            )
+    return problems
 
 
 def _symint_span(spec: ExternalBackend, op: BackendOp) -> Span:
