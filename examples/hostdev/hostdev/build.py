@@ -41,7 +41,6 @@ def build(directory: str | Path, *, verbose: bool = False) -> str:
         name="hostdev_ext",
         sources=[str(s) for s in sources],
         extra_include_paths=[str(generated), str(CSRC)],
-        extra_cflags=["-O1"],
         build_directory=str(objects),
         is_python_module=False,
         verbose=verbose,
