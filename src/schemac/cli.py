@@ -19,7 +19,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
-from schemac.cli_backend import add_backend_arguments, compile_targets, prepare_backend
+from schemac.cli_backend import (
+    add_backend_arguments,
+    compile_targets,
+    coverage_command,
+    prepare_backend,
+)
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -317,12 +322,34 @@ def _compile(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- coverage --------------------------------------------------------------------
+def _register_coverage(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "coverage",
+        help="which operators an out-of-tree backend implements, and which it lacks",
+        description="Classify every operator of the native YAML for the backend YAML: "
+        "implemented, reached through composite kernels, CPU-fallback only, unavailable; "
+        "and list the core operators and the operators every PrivateUse1 device must "
+        "provide that it lacks.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--backend", type=Path, required=True, metavar="BACKEND_YAML", help="the backend's YAML"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.set_defaults(handler=lambda args: coverage_command(args, lambda: load_inputs(args)))
+    parser.set_defaults(parser=parser)
+
+
 #: Every subcommand's registration function, in the order ``--help`` lists them.
 SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # type: ignore[type-arg]
     _register_check,
     _register_dump_ir,
     register_passes_command,
     _register_compile,
+    _register_coverage,
 )
 
 

@@ -87,3 +87,24 @@ def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:
     if with_backend and "backend" not in targets:
         targets = parse_targets(",".join((*targets, "backend")))
     return targets
+
+
+def coverage_command(args: argparse.Namespace, load: Callable[[], Module]) -> int:
+    """``schemac coverage``: print the backend's coverage report."""
+    from schemac.backends.backend_stubs.bind import bind_backend
+    from schemac.backends.backend_stubs.coverage import coverage_report
+    from schemac.passes.manager import run_pipeline
+
+    spec, problems = read_backend_yaml(args.backend)
+    try:
+        module = run_pipeline(load()).module
+    except SchemacError as error:
+        raise InputError([*error.diagnostics, *problems]) from None
+    if spec is None:
+        raise InputError(problems)
+    bound, found = bind_backend(module, spec)
+    if problems or found:
+        raise InputError([*problems, *found])
+    report = coverage_report(module, bound)
+    print(report.to_json() if args.format == "json" else report.to_text(), end="")
+    return 0
