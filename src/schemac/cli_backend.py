@@ -81,7 +81,9 @@ def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:
 
     if text is None:
         if not with_backend:
-            raise UnknownTargetError("give -t TARGETS (or --backend BACKEND_YAML)")
+            raise UnknownTargetError(
+                "the following arguments are required: -t/--targets (or --backend BACKEND_YAML)"
+            )
         return ("backend",)
     targets = parse_targets(text)
     if with_backend and "backend" not in targets:
