@@ -32,6 +32,7 @@ MODULES: tuple[str, ...] = (
     "bench_aten",
     "bench_autograd",
     "bench_python",
+    "bench_backend_stubs",
 )
 
 

@@ -69,16 +69,21 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_inputs(args: argparse.Namespace) -> Module:
-    """The module named by :func:`add_input_arguments`' options."""
+def load_inputs(args: argparse.Namespace, *, autograd_files: bool = True) -> Module:
+    """The module named by :func:`add_input_arguments`' options.
+
+    ``autograd_files=False``: with ``--torch``, leave torch's derivatives and
+    deprecated signatures out unless named (outputs that never read them).
+    """
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
     if args.torch:
         paths = torch_yaml_paths()
         native = native or paths.native_functions
         tags = tags or paths.tags
-        derivatives = derivatives or paths.derivatives
-        deprecated = deprecated or paths.deprecated
+        if autograd_files:
+            derivatives = derivatives or paths.derivatives
+            deprecated = deprecated or paths.deprecated
     return load_module(native, tags, derivatives, deprecated)
 
 
@@ -294,8 +299,12 @@ def _compile(args: argparse.Namespace) -> int:
         pipeline = manager.run(context, load_inputs(args))
         module = pipeline.module
     else:
+        # The backend's files read neither derivatives nor deprecated signatures.
+        autograd_files = targets != ("backend",)
         pipeline, module = prepare_backend(
-            args, lambda: load_inputs(args), lambda m: manager.run(context, m)
+            args,
+            lambda: load_inputs(args, autograd_files=autograd_files),
+            lambda m: manager.run(context, m),
         )
     try:
         result = compile_to_directory(
@@ -339,7 +348,9 @@ def _register_coverage(subparsers: argparse._SubParsersAction) -> None:  # type:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
-    parser.set_defaults(handler=lambda args: coverage_command(args, lambda: load_inputs(args)))
+    parser.set_defaults(
+        handler=lambda args: coverage_command(args, lambda: load_inputs(args, autograd_files=False))
+    )
     parser.set_defaults(parser=parser)
 
 

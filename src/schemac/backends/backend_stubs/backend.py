@@ -70,8 +70,8 @@ def backend_files(module: Module, spec: ExternalBackend) -> Iterator[GeneratedFi
     structured_headers: list[str] = []
     for key in bound.dispatch_keys():
         stubs = plan_stubs(module, bound, key)
-        declarations += kernel_declarations(stubs)
         printer = StubPrinter(module, bound, key, views)
+        declarations += kernel_declarations(stubs, printer)
         texts = [printer.text(stub) for stub in stubs]
         by_namespace: dict[str, list[str]] = {}
         for text in texts:

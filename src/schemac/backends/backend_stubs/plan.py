@@ -67,6 +67,8 @@ def plan_stubs(module: Module, bound: BoundBackend, key: str) -> tuple[Stub, ...
         if item in structured:
             stubs.extend(_structured(module, item, structured[item]))
             continue
+        if not any(name in kernels for name in item.members()):
+            continue  # most families: nothing listed, nothing to look up
         stubs.extend(_family(module, item, kernels, bound.spec.use_out_as_primary))
     return tuple(stubs)
 

@@ -56,9 +56,16 @@ def external_key_traits(key: str, bound: BoundBackend) -> KeyTraits:
     )
 
 
-def kernel_signature(bound: BoundKernel) -> Signature:
-    """The kernel a wrapper calls: the dispatcher's parameters, sizes symbolic if listed."""
-    sig = dispatcher_signature(bound.function, symint=bound.symint)
+def kernel_signature(bound: BoundKernel, views: ViewTable | None = None) -> Signature:
+    """The kernel a wrapper calls: the dispatcher's parameters, sizes symbolic if listed.
+
+    ``views``: the run's table, whose (symbolic) dispatcher view a ``symint``
+    kernel shares rather than computing it again.
+    """
+    if bound.symint and views is not None:
+        sig = views.dispatcher(bound.function)
+    else:
+        sig = dispatcher_signature(bound.function, symint=bound.symint)
     return Signature(name=bound.kernel.name, params=sig.params, returns=sig.returns)
 
 
@@ -79,10 +86,10 @@ class StubPrinter:
         self.views = views
         self._kernel_sigs: dict[int, Signature] = {}
 
-    def _kernel_sig(self, bound: BoundKernel) -> Signature:
+    def kernel_sig(self, bound: BoundKernel) -> Signature:
         sig = self._kernel_sigs.get(id(bound))
         if sig is None:
-            sig = self._kernel_sigs[id(bound)] = kernel_signature(bound)
+            sig = self._kernel_sigs[id(bound)] = kernel_signature(bound, self.views)
         return sig
 
     def _plain(self, f: NativeFunction) -> Signature:
@@ -94,7 +101,7 @@ class StubPrinter:
             wrapper = Wrapper(f, WrapperKind.KERNEL, kernel=stub.kernel.kernel)
             sig = wrapper_signature(wrapper, self.traits, self.views)
             definition = kernel_wrapper_definition(
-                wrapper, self.traits, sig, self.views, self._kernel_sig(stub.kernel)
+                wrapper, self.traits, sig, self.views, self.kernel_sig(stub.kernel)
             )
         elif stub.kind is StubKind.COPY_BACK and stub.functional is not None:
             wrapper = Wrapper(f, WrapperKind.KERNEL)
@@ -118,10 +125,10 @@ class StubPrinter:
         return helper_functions(self.traits)
 
 
-def kernel_declarations(stubs: tuple[Stub, ...]) -> list[str]:
+def kernel_declarations(stubs: tuple[Stub, ...], printer: StubPrinter) -> list[str]:
     """``static <signature>;`` per listed kernel, each text once, sorted (torchgen's order)."""
     texts = set()
     for stub in stubs:
         if stub.kind is StubKind.KERNEL and stub.kernel is not None:
-            texts.add(f"static {kernel_signature(stub.kernel).decl()};")
+            texts.add(f"static {printer.kernel_sig(stub.kernel).decl()};")
     return sorted(texts)
