@@ -116,7 +116,7 @@ def bench(inputs: Inputs, reps: int) -> list[Stage]:
                         str(BACKEND_YAML),
                         "-o",
                         f"{out}/t{rep}",
-                    ]  # fmt: skip
+                    ]
                 )
             )
             commands_s.append(
@@ -133,7 +133,7 @@ def bench(inputs: Inputs, reps: int) -> list[Stage]:
                         f"{out}/s{rep}",
                         "-j",
                         "1",
-                    ]  # fmt: skip
+                    ]
                 )
             )
     note = f"{BACKEND_YAML.name}: 417 operators"
