@@ -24,6 +24,7 @@ from schemac.cli_backend import (
     compile_targets,
     coverage_command,
     prepare_backend,
+    register_backend_init_command,
 )
 from schemac.cli_pipeline import (
     AFTER_LOAD,
@@ -361,6 +362,7 @@ SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # typ
     register_passes_command,
     _register_compile,
     _register_coverage,
+    register_backend_init_command,
 )
 
 

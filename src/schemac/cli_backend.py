@@ -110,3 +110,38 @@ def coverage_command(args: argparse.Namespace, load: Callable[[], Module]) -> in
     report = coverage_report(module, bound)
     print(report.to_json() if args.format == "json" else report.to_text(), end="")
     return 0
+
+
+def register_backend_init_command(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "backend-init",
+        help="write a starter tree for a new PrivateUse1 device",
+        description="Write NAME/ (or -o DIR): backend.yaml, csrc/device.{h,cpp} (allocator, "
+        "device guard, hooks), csrc/kernels.cpp (the operators every device needs, over "
+        "host memory), NAME/__init__.py (rename PrivateUse1, register torch.NAME) and "
+        "NAME/build.py (schemac + cpp_extension). Existing files are never overwritten.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the device's name (lower-case identifier)")
+    parser.add_argument("-o", "--out", type=Path, help="directory to write (default: NAME)")
+    parser.set_defaults(handler=_backend_init, parser=parser)
+
+
+def _backend_init(args: argparse.Namespace) -> int:
+    import sys
+
+    from schemac.backends.backend_stubs.scaffold import name_problem, write_scaffold
+
+    problem = name_problem(args.name)
+    if problem is not None:
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
+        return 2
+    directory = args.out or Path(args.name)
+    try:
+        written = write_scaffold(args.name, directory)
+    except FileExistsError as error:
+        sys.stderr.write(f"schemac: error: {error} exists; backend-init never overwrites\n")
+        return 1
+    for path in written:
+        print(f"create {path}")
+    return 0
