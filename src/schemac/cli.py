@@ -34,13 +34,20 @@ from schemac.cli_pipeline import (
     register_passes_command,
     run_requested_passes,
 )
+from schemac.cli_release import (
+    TargetRelease,
+    add_release_arguments,
+    release_usage_error,
+    report_warnings,
+    target_release,
+)
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import InputError, SchemacError, render_all
+from schemac.diagnostics import InputError, SchemacError, count_text, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
-from schemac.passes.manager import run_pipeline
+from schemac.passes.manager import PassManager
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -68,10 +75,13 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the YAML files of the installed torch package; "
         "paths given explicitly replace the corresponding file",
     )
+    add_release_arguments(parser)
 
 
-def load_inputs(args: argparse.Namespace, *, autograd_files: bool = True) -> Module:
-    """The module named by :func:`add_input_arguments`' options.
+def load_inputs(
+    args: argparse.Namespace, target: TargetRelease, *, autograd_files: bool = True
+) -> Module:
+    """The module named by :func:`add_input_arguments`' options, for ``target``.
 
     ``autograd_files=False``: with ``--torch``, leave torch's derivatives and
     deprecated signatures out unless named (outputs that never read them).
@@ -85,7 +95,7 @@ def load_inputs(args: argparse.Namespace, *, autograd_files: bool = True) -> Mod
         if autograd_files:
             derivatives = derivatives or paths.derivatives
             deprecated = deprecated or paths.deprecated
-    return load_module(native, tags, derivatives, deprecated)
+    return load_module(native, tags, derivatives, deprecated, profile=target.profile)
 
 
 def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -108,18 +118,21 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
 
 
 def _check(args: argparse.Namespace) -> int:
-    module = load_inputs(args)
+    target = target_release(args)
+    module = load_inputs(args, target)
     # What compile would reject must fail check too: the passes' consistency
     # checks, then the names and defaults that must become C++.
-    resolved = run_pipeline(module).module
+    context = target.pass_context()
+    resolved = PassManager.default().run(context, module).module
     problems = cpp_name_diagnostics(resolved)
     if problems:
-        raise InputError(problems)
+        raise InputError([*problems, *context.warnings])
     print(
         f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
         f"{len(module.derivatives)} derivative entries, "
         f"{len(module.deprecated)} deprecated signatures"
     )
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -156,7 +169,9 @@ def _dump_ir(args: argparse.Namespace) -> int:
     if problem is not None:
         sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
         return 2
-    module = run_requested_passes(args, load_inputs(args))
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
+    module = run_requested_passes(args, load_inputs(args, target), context)
     if args.after != AFTER_LOAD:
         if args.op:
             module = select_resolved(module, args.op)
@@ -169,6 +184,7 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stdout.write(printer(module, spans=args.spans))
     if args.format == "json":
         sys.stdout.write("\n")
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -278,7 +294,6 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
 def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError
-    from schemac.passes.base import PassContext
 
     try:
         targets = compile_targets(args.targets, args.backend is not None)
@@ -293,18 +308,19 @@ def _compile(args: argparse.Namespace) -> int:
         return 2
     from schemac.compile_plan import split_late_work
 
-    context = PassContext(verify=args.verify)
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
     # Passes only some backends need may run beside the others: Note [Late work].
     manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
     if args.backend is None:
-        pipeline = manager.run(context, load_inputs(args))
+        pipeline = manager.run(context, load_inputs(args, target))
         module = pipeline.module
     else:
         # The backend's files read neither derivatives nor deprecated signatures.
         autograd_files = targets != ("backend",)
         pipeline, module = prepare_backend(
             args,
-            lambda: load_inputs(args, autograd_files=autograd_files),
+            lambda: load_inputs(args, target, autograd_files=autograd_files),
             lambda m: manager.run(context, m),
         )
     try:
@@ -318,6 +334,7 @@ def _compile(args: argparse.Namespace) -> int:
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
             late=late,
+            profile=target.profile,
         )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
@@ -329,6 +346,7 @@ def _compile(args: argparse.Namespace) -> int:
         if args.dry_run or line.startswith("remove "):
             print(line)
     print(report.summary())
+    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
     return 0
 
 
@@ -349,10 +367,19 @@ def _register_coverage(subparsers: argparse._SubParsersAction) -> None:  # type:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
-    parser.set_defaults(
-        handler=lambda args: coverage_command(args, lambda: load_inputs(args, autograd_files=False))
-    )
+    parser.set_defaults(handler=_coverage)
     parser.set_defaults(parser=parser)
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    from schemac.passes.manager import PassManager
+
+    target = target_release(args)
+    return coverage_command(
+        args,
+        lambda: load_inputs(args, target, autograd_files=False),
+        lambda module: PassManager.default().run(target.pass_context(), module).module,
+    )
 
 
 #: Every subcommand's registration function, in the order ``--help`` lists them.
@@ -386,6 +413,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "native_functions"):
             _require_input(args.parser, args)
+            problem = release_usage_error(args)
+            if problem is not None:
+                args.parser.error(problem)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
@@ -395,7 +425,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except SchemacError as error:
         sys.stderr.write(render_all(error.diagnostics) + "\n")
-        count = len(error.diagnostics)
-        sys.stderr.write(f"{count} error{'s' if count != 1 else ''}\n")
+        sys.stderr.write(count_text(error.diagnostics) + "\n")
         return 1
     return code

@@ -91,15 +91,16 @@ def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:
     return targets
 
 
-def coverage_command(args: argparse.Namespace, load: Callable[[], Module]) -> int:
-    """``schemac coverage``: print the backend's coverage report."""
+def coverage_command(
+    args: argparse.Namespace, load: Callable[[], Module], run: Callable[[Module], Module]
+) -> int:
+    """``schemac coverage``: print the backend's coverage report (``run``: the passes)."""
     from schemac.backends.backend_stubs.bind import bind_backend
     from schemac.backends.backend_stubs.coverage import coverage_report
-    from schemac.passes.manager import run_pipeline
 
     spec, problems = read_backend_yaml(args.backend)
     try:
-        module = run_pipeline(load()).module
+        module = run(load())
     except SchemacError as error:
         raise InputError([*error.diagnostics, *problems]) from None
     if spec is None:

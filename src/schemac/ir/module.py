@@ -67,6 +67,9 @@ class Module:
     selection: SelectionResult | None = None
     #: An out-of-tree backend's YAML (``compile --backend``), if one was given.
     external_backend: ExternalBackend | None = None
+    #: The PyTorch release the module was loaded for (``"2.13"``, ``"generic"``;
+    #: Note [Release profiles]); None for a module built by hand.
+    release: str | None = None
 
     # The name index is a plain attribute, not a field (hence no slots): the
     # generic IR printer walks the fields and must not print it.  It is built
