@@ -87,6 +87,7 @@ def _family(
     use_out_as_primary: bool,
 ) -> Iterator[Stub]:
     functional_listed = group.functional in kernels
+    functional = module.function(group.functional)
     for name in group.members():
         f = module.function(name)
         if f.manual_kernel_registration:
@@ -98,5 +99,19 @@ def _family(
             functional_listed
             and not use_out_as_primary
             and f.func.kind() in (SchemaKind.out, SchemaKind.inplace)
+            and _results_fit(f, functional)
         ):
-            yield Stub(f, StubKind.COPY_BACK, functional=module.function(group.functional))
+            yield Stub(f, StubKind.COPY_BACK, functional=functional)
+
+
+def _results_fit(f: NativeFunction, functional: NativeFunction) -> bool:
+    """The functional variant's results can be copied into ``f``'s written arguments.
+
+    Not so in families whose functional variant returns more than its out= or
+    in-place variant (``_amp_update_scale`` returns the scale and the tracker,
+    ``_amp_update_scale_`` only the scale): torchgen generates a wrapper there
+    that does not compile; schemac registers none (the variant is then missing
+    on the device, and ``schemac coverage`` says so).
+    """
+    returns = len(f.func.returns)
+    return returns == 0 or returns == len(functional.func.returns)
