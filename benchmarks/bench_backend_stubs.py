@@ -1,6 +1,6 @@
 """Backend-stubs speed: ``schemac compile --backend`` against ``torchgen.gen_backend_stubs``.
 
-The input is the XLA-style backend YAML of the conformance test (417
+The input is the XLA-style backend YAML of the conformance test (416
 supported operators, 827 registrations) against the installed torch's
 native_functions.yaml.  Two stages, each side in a fresh interpreter:
 
