@@ -15,6 +15,7 @@ end-to-end test).
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -53,7 +54,9 @@ def _run_torchgen(destination: Path) -> None:
 
 @pytest.fixture(scope="module")
 def torchgen_stubs(build_shared_reference) -> Path:  # type: ignore[no-untyped-def]
-    return build_shared_reference("torchgen-backend-stubs", _run_torchgen)  # type: ignore[no-any-return]
+    # The shared directory outlives the run: key it by the YAMLs' bytes too.
+    digest = hashlib.sha256(b"".join(p.read_bytes() for p in YAMLS.values())).hexdigest()[:12]
+    return build_shared_reference(f"torchgen-backend-stubs-{digest}", _run_torchgen)  # type: ignore[no-any-return]
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ process-wide and cannot be undone, so the test runner itself stays clean.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -34,9 +35,20 @@ def _build(destination: Path) -> None:
     staging.rename(destination)
 
 
+def _inputs_digest() -> str:
+    """The example's files and the generator's code: the shared build outlives the run."""
+    src = Path(__file__).resolve().parents[2] / "src" / "schemac" / "backends"
+    files = [*EXAMPLE.rglob("*.*"), *(src / "backend_stubs").rglob("*.*")]
+    files += (src / "aten" / "registrations").glob("*.py")
+    digest = hashlib.sha256()
+    for path in sorted(p for p in files if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
 @pytest.fixture(scope="module")
 def hostdev_library(build_shared_reference) -> Path:  # type: ignore[no-untyped-def]
-    built: Path = build_shared_reference("hostdev-extension", _build)
+    built: Path = build_shared_reference(f"hostdev-extension-{_inputs_digest()}", _build)
     return built / "objects" / "hostdev_ext.so"
 
 
