@@ -202,7 +202,8 @@ def measure(inputs: Inputs, reps: int, log: bool = False, jobs: int | None = Non
                 mine, reference = _describe(ours[-1]), _describe(theirs[-1])
                 print(f"run {rep + 1}: schemac {mine}  torchgen {reference}", flush=True)
         before = snapshot(last_out)
-        rerun = run_child(schemac_argv(inputs, last_out, jobs), scratch, env)
+        # The same command line in the same directory as the last rep: what a build re-runs.
+        rerun = run_child(schemac_argv(inputs, last_out, jobs), last_out.parent, env)
         rewrites = compare(before, snapshot(last_out))
         torchgen_files = frozenset(snapshot(tg_out))
     # schemac nests ATen's files under ATen/ (torchgen's -d is that directory) and keeps a manifest.

@@ -10,14 +10,16 @@ them all at once.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
+
+import attrs
 
 from schemac.diagnostics import Diagnostic, InputError, SchemacError
 from schemac.frontend.backend_loader import read_backend_yaml
 from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.module import Module
-from schemac.passes.manager import PipelineResult
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,24 +57,39 @@ def attach_backend(
     return module.evolve(external_backend=spec)
 
 
-def prepare_backend(
-    args: argparse.Namespace,
-    load: Callable[[], Module],
-    run: Callable[[Module], PipelineResult],
-) -> tuple[PipelineResult, Module]:
-    """``compile --backend``: the pipeline's result and the module carrying the backend.
+@attrs.frozen
+class BackendInput:
+    """``compile --backend``'s YAML, read before the module so its problems join the rest."""
 
-    The backend YAML is read first and its problems are kept, so that they
-    are reported with those of the native YAML and of the binding.
-    """
-    spec, problems = read_backend_yaml(args.backend)
-    try:
-        pipeline = run(load())
-    except SchemacError as error:
-        raise InputError([*error.diagnostics, *problems]) from None
-    if spec is None:
-        raise InputError(problems)
-    return pipeline, attach_backend(pipeline.module, spec, list(problems), args.impl_path)
+    path: Path | None
+    spec: ExternalBackend | None
+    problems: tuple[Diagnostic, ...]
+    impl_paths: tuple[Path, ...]
+
+    @classmethod
+    def read(cls, path: Path | None, impl_paths: list[Path]) -> BackendInput:
+        if path is None:
+            return cls(None, None, (), ())
+        spec, problems = read_backend_yaml(path)
+        return cls(path, spec, problems, tuple(impl_paths))
+
+    @contextlib.contextmanager
+    def reported_together(self) -> Iterator[None]:
+        """Errors of loading and the passes, raised with the backend YAML's own."""
+        try:
+            yield
+        except SchemacError as error:
+            if not self.problems:
+                raise
+            raise InputError([*error.diagnostics, *self.problems]) from None
+
+    def attached_to(self, module: Module) -> Module:
+        """``module`` carrying the backend (unchanged without ``--backend``)."""
+        if self.path is None:
+            return module
+        if self.spec is None:
+            raise InputError(self.problems)
+        return attach_backend(module, self.spec, list(self.problems), list(self.impl_paths))
 
 
 def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from schemac.frontend.helper_headers import installed_helper_headers, read_helpe
 from schemac.frontend.torch_paths import installed_torch_include, installed_torch_version
 from schemac.passes.base import HelperNames, PassContext
 from schemac.profiles import (
+    GENERIC,
     ReleaseProfile,
     UnknownReleaseError,
     choose_release,
@@ -127,7 +128,11 @@ def _helpers(
             authoritative=True,
             origin=", ".join(str(f) for f in files),
         )
-    if installed is None or choose_release(installed).profile.release != profile.release:
+    # The installed torch's headers are the target's when it is the target
+    # release, or when the target is a library outside PyTorch (built against it).
+    if installed is None or (
+        profile.release != GENERIC and choose_release(installed).profile.release != profile.release
+    ):
         return None  # the profile's list (PassContext.helper_names)
     headers = installed_helper_headers(installed_torch_include())
     if not headers:

@@ -90,4 +90,5 @@ def test_the_generic_profile_keeps_the_vocabulary_and_drops_pytorch_lists() -> N
     newest = load_profile(newest_release())
     assert generic.release == GENERIC
     assert generic.names("base_types") == newest.names("base_types")
+    assert generic.names("autograd_helpers") == newest.names("autograd_helpers")
     assert generic.names("gradient_implemented_for_complex") == frozenset()

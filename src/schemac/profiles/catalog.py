@@ -31,8 +31,17 @@ REFERENCE_RELEASE = "2.13"
 
 _RELEASE = re.compile(r"(\d+)\.(\d+)")
 _DATA = Path(__file__).with_name("data")
-#: Lists that name PyTorch's own operators: a generic profile drops them.
-_VOCABULARY_LISTS = ("base_types", "dispatch_keys")
+#: What a generic profile keeps of the newest release's: its vocabulary and
+#: heuristics, which any library compiled against that torch shares; the
+#: lists of PyTorch's own operators (hand-written kernels, skips...) it drops.
+_VOCABULARY_LISTS = (
+    "base_types",
+    "dispatch_keys",
+    "autograd_helpers",
+    "random_name_exemptions",
+    "dropout_not_random",
+)
+_VOCABULARY_TABLES = ("shard_counts",)
 
 
 class UnknownReleaseError(ValueError):
@@ -120,10 +129,11 @@ def choose_release(requested: str) -> ReleaseChoice:
 
 def _generic(newest: ReleaseProfile) -> ReleaseProfile:
     lists = {name: newest.lists[name] for name in _VOCABULARY_LISTS if name in newest.lists}
+    tables = {name: newest.tables[name] for name in _VOCABULARY_TABLES if name in newest.tables}
     return ReleaseProfile(
         release=GENERIC,
         torch_version=newest.torch_version,
         features=newest.features,
         lists=lists,
-        tables={},
+        tables=tables,
     )
