@@ -2,7 +2,7 @@
 
 Both sides run as they are used, each in its own subprocess, from the YAML to
 files on disk: torchgen as ``python -m torchgen.gen -s ATEN -d OUT
---per-operator-headers --mps --xpu`` (what a PyTorch build runs), schemac as
+--per-operator-headers --mps --xpu --mtia`` (what a PyTorch build runs), schemac as
 ``python -m schemac compile --torch -t headers,schema,cpu,... -o OUT`` with
 every target except autograd and python (those are torchgen's other
 generators; see bench_python).  Each rep writes into fresh directories;
@@ -104,7 +104,8 @@ def _torchgen_source(inputs: Inputs, scratch: Path) -> Path:
 def torchgen_argv(source: Path, out: Path) -> list[str]:
     return [
         sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(out),
-        "--per-operator-headers", "--mps", "--xpu",
+        # --mtia: schemac's ATen targets include mtia's registrations and headers.
+        "--per-operator-headers", "--mps", "--xpu", "--mtia",
     ]  # fmt: skip
 
 

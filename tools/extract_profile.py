@@ -68,6 +68,10 @@ LIST_SOURCES: dict[str, tuple[str, str]] = {
         f"{AUTOGRAD}/gen_inplace_or_view_type.py",
         "VIEW_FUNCTIONS_WITH_METADATA_CHANGE",
     ),
+    "returns_views_of_input": (
+        f"{AUTOGRAD}/gen_inplace_or_view_type.py",
+        "RETURNS_VIEWS_OF_INPUT",
+    ),
     "python_skipped_name_patterns": (
         f"{AUTOGRAD}/gen_python_functions.py",
         "_SKIP_PYTHON_BINDINGS",
@@ -364,6 +368,57 @@ def keyword_exceptions(gen_text: str) -> list[str]:
     return []
 
 
+def export_macro_table(native_text: str, model_text: str) -> dict[str, str]:
+    """Dispatch key -> the DLL export macro torchgen gives its kernels (besides TORCH_API).
+
+    Read from ``torch_api_key_word_prefix`` in dest/native_functions.py: a
+    literal ``{"XPU": "TORCH_XPU_API"}`` (up to 2.13), nothing (2.14), or
+    ``if is_cuda_dispatch_key(dk): return "TORCH_CUDA_CPP_API"`` tests whose
+    key sets are model.py's ``is_<family>_dispatch_key`` functions (2.15).
+    """
+    function = next(
+        (
+            node
+            for node in ast.walk(ast.parse(native_text))
+            if isinstance(node, ast.FunctionDef) and node.name == "torch_api_key_word_prefix"
+        ),
+        None,
+    )
+    if function is None:
+        return {}
+    table: dict[str, str] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                    table[str(key.value)] = str(value.value)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Call):
+            predicate = node.test.func
+            returned = node.body[0] if node.body else None
+            if (
+                isinstance(predicate, ast.Name)
+                and isinstance(returned, ast.Return)
+                and isinstance(returned.value, ast.Constant)
+            ):
+                for key in _dispatch_key_set(model_text, predicate.id):
+                    table[key] = str(returned.value.value)
+    return table
+
+
+def _dispatch_key_set(model_text: str, function_name: str) -> list[str]:
+    """The ``DispatchKey.X`` members a model.py predicate ``function_name`` lists."""
+    for node in ast.walk(ast.parse(model_text)):
+        if isinstance(node, ast.FunctionDef) and node.name == function_name:
+            return [
+                n.attr
+                for n in ast.walk(node)
+                if isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name)
+                and n.value.id == "DispatchKey"
+            ]
+    raise ExtractionError(f"model.py: no function {function_name}")
+
+
 # -- the profile -----------------------------------------------------------------------
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
@@ -402,6 +457,9 @@ def extract(source: Path) -> dict[str, Any]:
         value = literal(path, variable)
         if isinstance(value, dict):
             tables[table_name] = {str(k): str(v) for k, v in value.items()}
+    tables["kernel_export_macros"] = export_macro_table(
+        files.need("torchgen/dest/native_functions.py"), model
+    )
     shards = {}
     for family, path in SHARD_SOURCES.items():
         text = files.read(path)

@@ -44,7 +44,7 @@ from schemac.cli_release import (
 )
 from schemac.cli_selection import add_select_argument
 from schemac.diagnostics import InputError, SchemacError, count_text, render_all
-from schemac.frontend.loader import load_module, torch_yaml_paths
+from schemac.frontend.loader import host_root_of, load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
@@ -79,6 +79,13 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the YAML files of the installed torch package; "
         "paths given explicitly replace the corresponding file",
     )
+    parser.add_argument(
+        "--host-templates",
+        type=Path,
+        metavar="DIR",
+        help="PyTorch's template folders to splice generated code into (torchgen's "
+        "'packaged' folder, or a PyTorch checkout); default with --torch: that torch's",
+    )
     add_release_arguments(parser)
 
 
@@ -92,6 +99,7 @@ def load_inputs(
     """
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
+    host = args.host_templates
     if args.torch:
         paths = torch_yaml_paths()
         native = native or paths.native_functions
@@ -99,7 +107,10 @@ def load_inputs(
         if autograd_files:
             derivatives = derivatives or paths.derivatives
             deprecated = deprecated or paths.deprecated
-    return load_module(native, tags, derivatives, deprecated, profile=target.profile)
+        host = host or host_root_of(paths.native_functions)
+    return load_module(
+        native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
+    )
 
 
 def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

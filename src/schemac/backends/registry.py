@@ -54,6 +54,8 @@ TARGETS: tuple[Target, ...] = (
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
     Target("backend", "an out-of-tree backend's stubs and registrations (compile --backend)"),
+    Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
+    Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -242,7 +244,18 @@ BACKENDS: tuple[BackendEntry, ...] = (
         "schemac.backends.backend_stubs.backend:BACKEND",
         ("backend",),
         _FAMILIES,
+        _YAML,
     ),
+    BackendEntry(
+        "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
+    ),
+    BackendEntry(
+        "declarations",
+        "schemac.backends.declarations.backend:BACKEND",
+        ("declarations",),
+        _FUNCTIONS,
+    ),
+    BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
 )
 
 

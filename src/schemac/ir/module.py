@@ -23,6 +23,7 @@ from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.groups import Grouped, VariantGroup, ViewGroup, ViewGrouped
+from schemac.ir.host import HostTemplates
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
@@ -67,6 +68,8 @@ class Module:
     selection: SelectionResult | None = None
     #: An out-of-tree backend's YAML (``compile --backend``), if one was given.
     external_backend: ExternalBackend | None = None
+    #: The host release's hand-written template text (schemac.ir.host), if given.
+    host_templates: HostTemplates | None = None
     #: The PyTorch release the module was loaded for (``"2.13"``, ``"generic"``;
     #: Note [Release profiles]); None for a module built by hand.
     release: str | None = None

@@ -44,6 +44,7 @@ LISTS: dict[str, str] = {
     "dont_require_derivative": "operators that need no derivatives.yaml entry",
     "reset_grad_accumulator": "in-place operators that reset the grad accumulator",
     "view_functions_with_metadata_change": "view operators that change tensor metadata",
+    "returns_views_of_input": "operators whose result may alias an input (besides the views)",
     "dont_enforce_same_tensor_impl_or_storage": "operators exempt from the debug storage checks",
     "dont_enforce_tensor_impl_use_count": "operators exempt from the debug use-count check",
     "dont_enforce_storage_impl_use_count": "operators exempt from the storage use-count check",
@@ -64,6 +65,8 @@ LISTS: dict[str, str] = {
 TABLES: dict[str, str] = {
     "view_functions": "view operator -> the argument it is a view of",
     "rename_trace": "operator -> the name the tracer records",
+    "kernel_export_macros": "dispatch key -> DLL export macro of its kernels (structured kernel "
+    "classes only, unless per_key_export_macros)",
     "shard_counts": "file family (variable_type, trace_type, inplace_or_view, python_functions) "
     "-> how many shards the release writes",
 }
