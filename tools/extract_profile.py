@@ -101,6 +101,10 @@ LIST_SOURCES: dict[str, tuple[str, str]] = {
         "torchgen/gen_functionalization_type.py",
         "MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION",
     ),
+    "functionalization_out_dtype_preserving": (
+        "torchgen/gen_functionalization_type.py",
+        "CUMULATIVE_OUT_OPS_PRESERVING_OUT_DTYPE",
+    ),
 }
 
 #: Profile table -> (torchgen file, top-level dict of strings).
@@ -147,6 +151,18 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "per_key_export_macros": (
         "torchgen/dest/native_functions.py",
         lambda text: "TORCH_CUDA_CPP_API" in text,
+    ),
+    # The owning C++ types (ViewMeta members) turn `const at::Tensor &` into a value.
+    "view_meta_owns_tensors": (
+        "torchgen/api/cpp.py",
+        lambda text: (
+            re.search(
+                r"elif remove_non_owning_ref_types:\s*"
+                r"return NamedCType\(binds, BaseCType\(tensorT\)\)",
+                text,
+            )
+            is not None
+        ),
     ),
 }
 
@@ -230,6 +246,13 @@ def _strings(node: ast.expr, names: dict[str, Any]) -> Any:
         if isinstance(func, ast.Name) and func.id in {"set", "frozenset", "list", "sorted"}:
             inner = _strings(node.args[0], names) if node.args else []
             return set(inner) if func.id.endswith("set") else list(inner)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "parse"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            return node.args[0].value  # OperatorName.parse("cumsum.out") -> "cumsum.out"
         if isinstance(func, ast.Attribute):
             owner = _strings(func.value, names)
             if func.attr == "keys" and isinstance(owner, dict):
@@ -420,6 +443,70 @@ def _dispatch_key_set(model_text: str, function_name: str) -> list[str]:
 
 
 # -- the profile -----------------------------------------------------------------------
+FUNCTIONALIZATION = "torchgen/gen_functionalization_type.py"
+VMAP = "torchgen/gen_vmap_plumbing.py"
+INVERSES_TEMPLATE = "torchgen/packaged/ATen/templates/FunctionalInverses.h"
+
+
+def _function(tree: ast.AST, name: str) -> ast.FunctionDef | None:
+    found = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+    return next(found, None)
+
+
+def _name_equalities(function: ast.FunctionDef | None) -> list[str]:
+    """Constants compared for equality with ``str(<x>.func.name)`` in ``function``."""
+    found: list[str] = []
+    for node in ast.walk(function) if function is not None else ():
+        if not (isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.Eq)):
+            continue
+        left, right = node.left, node.comparators[0]
+        if (
+            isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Name)
+            and left.func.id == "str"
+            and left.args
+            and ast.unparse(left.args[0]).endswith(".func.name")
+            and isinstance(right, ast.Constant)
+            and isinstance(right.value, str)
+        ):
+            found.append(right.value)
+    return found
+
+
+def functionalization_lists(files: ReleaseFiles) -> dict[str, list[str]]:
+    """The operator names the functionalization and vmap generators single out.
+
+    The hand-written kernels and the as_strided flag are string comparisons in
+    torchgen's code, the vmap exceptions a list local to its generator, the
+    hand-declared inverses lines of the FunctionalInverses.h template.
+    """
+    lists: dict[str, list[str]] = {}
+    text = files.read(FUNCTIONALIZATION)
+    if text is not None:
+        tree = ast.parse(text)
+        hand_written = _name_equalities(_function(tree, "gen_functionalization_registration"))
+        lists["functionalization_hand_written"] = sorted(set(hand_written))
+        lists["functionalization_as_strided_views"] = _name_equalities(
+            _function(tree, "is_as_strided")
+        )
+    text = files.read(VMAP)
+    if text is not None:
+        for node in ast.walk(ast.parse(text)):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "return_symint_overrides"
+            ):
+                lists["vmap_non_tensor_return_ops"] = _as_list(_strings(node.value, {}))
+    text = files.read(INVERSES_TEMPLATE)
+    if text is not None:
+        declared = re.findall(r"^static at::Tensor (\w+)\((.*)\);$", text, re.M)
+        lists["functionalization_hand_declared_inverses"] = [
+            f"{name}({', '.join(params.split(', ')[3:])})" for name, params in declared
+        ]
+    return lists
+
+
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
     files = ReleaseFiles(source)
@@ -447,6 +534,7 @@ def extract(source: Path) -> dict[str, Any]:
             literals[path] = module_literals(text) if text is not None else {}
         return literals[path].get(name)
 
+    lists.update(functionalization_lists(files))
     for list_name, (path, variable) in LIST_SOURCES.items():
         value = literal(path, variable)
         if value is None:

@@ -56,6 +56,11 @@ TARGETS: tuple[Target, ...] = (
     Target("backend", "an out-of-tree backend's stubs and registrations (compile --backend)"),
     Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
     Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
+    Target(
+        "functionalization",
+        "RegisterFunctionalization_<n>.cpp, FunctionalInverses.h, ViewMetaClasses.{h,cpp}",
+    ),
+    Target("vmap", "VmapGeneratedPlumbing.h: functorch's batch-rule plumbing"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -256,6 +261,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
     ),
     BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
+    BackendEntry(
+        "functionalization",
+        "schemac.backends.functionalization.backend:BACKEND",
+        ("functionalization",),
+        (*_FAMILIES, "view-groups"),
+    ),
+    BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
 )
 
 

@@ -23,6 +23,8 @@ FEATURES: dict[str, str] = {
     "python_method_has_torch_function": "a Python method without arguments tests "
     "has_torch_function(self_) (before 2.13: check_has_torch_function(self_), the only one the "
     "older headers declare)",
+    "view_meta_owns_tensors": "ViewMeta classes keep Tensor and Scalar arguments by value, "
+    "not as const references",
 }
 
 #: Name lists (operator names, type names, header names...).
@@ -59,6 +61,16 @@ LISTS: dict[str, str] = {
     "mutable_ops_that_cannot_get_an_out_variant": "mutable operators without a generated out=",
     "functional_ops_that_cannot_get_an_out_variant": "functional operators without an out=",
     "mutable_ops_not_using_functionalization": "mutable operators functionalization leaves alone",
+    # -- backends: functionalization and vmap -------------------------------------
+    "functionalization_hand_written": "operators whose Functionalize kernel PyTorch writes by "
+    "hand: their variant family (or view) gets no generated kernel or registration",
+    "functionalization_out_dtype_preserving": "out= operators whose functional call takes the "
+    "out tensor's dtype when no dtype is given",
+    "functionalization_as_strided_views": "views whose ViewMeta says is_as_strided",
+    "functionalization_hand_declared_inverses": "inverses FunctionalInverses.h declares by hand, "
+    "as 'name(type arg, ...)' after base, mutated_view and inverse_return_mode",
+    "vmap_non_tensor_return_ops": "operators (unambiguous names) that get vmap plumbing although "
+    "a return is not tensor-like",
 }
 
 #: String-to-string tables.
