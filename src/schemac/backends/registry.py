@@ -53,6 +53,7 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("backend", "an out-of-tree backend's stubs and registrations (compile --backend)"),
     Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
     Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
     Target(
@@ -243,6 +244,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
+    ),
+    BackendEntry(
+        "backend-stubs",
+        "schemac.backends.backend_stubs.backend:BACKEND",
+        ("backend",),
+        _FAMILIES,
+        _YAML,
     ),
     BackendEntry(
         "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
