@@ -52,12 +52,17 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("extension", "a torch C++ extension under OUT/<ns>/ (registrations, autograd, APIs)"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
 
 #: The ``-t`` word that selects every target.
 ALL = "all"
+
+#: Targets ``all`` leaves out: the extension target lays out a different kind
+#: of output (a torch extension, not PyTorch's tree) and rejects ATen's YAML.
+NOT_IN_ALL = frozenset({"extension"})
 
 
 T = TypeVar("T")
@@ -200,6 +205,12 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
     ),
+    BackendEntry(
+        "extension",
+        "schemac.backends.extension.backend:BACKEND",
+        ("extension",),
+        (*_FAMILIES, "autograd-infos"),
+    ),
 )
 
 
@@ -230,7 +241,7 @@ def parse_targets(text: str) -> tuple[str, ...]:
         if not word:
             continue
         if word == ALL:
-            chosen.update(t for t in TARGET_NAMES if backends_for(t))
+            chosen.update(t for t in TARGET_NAMES if backends_for(t) and t not in NOT_IN_ALL)
             continue
         if word not in TARGET_NAMES:
             raise UnknownTargetError(f"unknown target '{word}'; {valid}")
