@@ -143,10 +143,21 @@ def _key_section(key: str, items: list[PlannedItem], views: ExtensionViews) -> K
     )
 
 
+#: Tags an operator returning nothing must not carry.  Note [The out tag]:
+#: torch 2.13's functionalization (auto_functionalized_v2) and Inductor's
+#: lowering of functional custom operators to their out= variants take
+#: ``Tag.out`` as a promise that the operator *returns* its out arguments;
+#: an extension's out= operator returns ``()``, so it is registered without
+#: the tag and functionalized as any other mutating operator.
+_TAGS_NEEDING_RETURNS = frozenset({"out"})
+
+
 def _schema_lines(family: Family) -> Iterator[str]:
     for f in family.functions:
         literal = cpp_string_literal(str(f.func))
         tags = sorted(f.tags)
+        if not f.func.returns:
+            tags = [tag for tag in tags if tag not in _TAGS_NEEDING_RETURNS]
         if tags:
             tag_list = ", ".join(f"at::Tag::{tag}" for tag in tags)
             yield f"m.def({literal}, {{{tag_list}}});"

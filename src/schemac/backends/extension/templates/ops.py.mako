@@ -9,6 +9,13 @@ from collections.abc import Sequence
 
 import torch
 
+__all__ = [
+    "load_library",
+% for fn in view.functions:
+    "${fn.name}",
+% endfor
+]
+
 ${view.unspelled} = object()  # "use the schema's default"
 
 

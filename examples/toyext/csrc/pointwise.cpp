@@ -1,13 +1,19 @@
-// Hand-written kernels of the toyext library.  Their declarations come from
-// the generated <toyext/kernels/*.h>: a kernel whose signature does not
-// match its schema in ops.yaml does not compile.
+// Elementwise kernels: a CPU + Meta pair (blend), a structured operator (scale:
+// meta + impl), a composite one (scale_twice) and two CompositeExplicitAutograd ones.
+// Declarations come from the generated <toyext/kernels/<op>.h>: a kernel whose
+// signature does not match its schema in ops.yaml does not compile.  Each file
+// includes only the headers of the operators it defines, so editing one
+// operator recompiles only the sources that implement it.
 #include <ATen/ATen.h>
 #include <ATen/Dispatch.h>
 #include <ATen/TensorMeta.h>
-#include <ATen/WrapDimUtils.h>
 
-#include <toyext/kernels.h>
-#include <toyext/ops.h>
+#include <toyext/kernels/blend.h>
+#include <toyext/kernels/scale.h>
+#include <toyext/kernels/scale_twice.h>
+#include <toyext/kernels/clamp_range.h>
+#include <toyext/kernels/round_to.h>
+#include <toyext/ops/scale.h>  // scale_twice calls toyext::scale
 
 #include <vector>
 
@@ -76,59 +82,8 @@ at::Tensor clamp_range(const at::Tensor& self, double low, double high) {
   return at::clamp(self, low, high);
 }
 
-at::Tensor swap_last(const at::Tensor& self) {
-  return self.transpose(-1, -2);
-}
-
-at::Tensor swap_last_copy(const at::Tensor& self) {
-  return self.transpose(-1, -2).clone(at::MemoryFormat::Contiguous);
-}
-
-::std::tuple<at::Tensor, at::Tensor> max_dim_cpu(const at::Tensor& self, int64_t dim) {
-  auto [values, indices] = at::max(self, dim);
-  return {values, indices};
-}
-
-::std::tuple<at::Tensor, at::Tensor> max_dim_meta(const at::Tensor& self, int64_t dim) {
-  dim = at::maybe_wrap_dim(dim, self.dim());
-  std::vector<c10::SymInt> sizes(self.sym_sizes().begin(), self.sym_sizes().end());
-  sizes.erase(sizes.begin() + dim);
-  return {at::empty_symint(sizes, self.options()),
-          at::empty_symint(sizes, self.options().dtype(at::kLong))};
-}
-
-at::Tensor max_dim_backward_symint(const at::Tensor& grad, const at::Tensor& indices, int64_t dim,
-                                   c10::SymIntArrayRef sizes) {
-  return at::zeros_symint(sizes, grad.options())
-      .scatter(dim, indices.unsqueeze(dim), grad.unsqueeze(dim));
-}
-
-at::Tensor weighted_sum(at::TensorList tensors, at::ArrayRef<double> weights,
-                        const ::std::optional<at::Tensor>& bias) {
-  TORCH_CHECK(!tensors.empty(), "toyext::weighted_sum: no tensors");
-  TORCH_CHECK(tensors.size() == weights.size(), "toyext::weighted_sum: ", tensors.size(),
-              " tensors but ", weights.size(), " weights");
-  auto total = tensors[0] * weights[0];
-  for (size_t i = 1; i < tensors.size(); ++i) {
-    total = total + tensors[i] * weights[i];
-  }
-  return bias.has_value() ? total + *bias : total;
-}
-
-at::Tensor sum_dims(const at::Tensor& self, at::IntArrayRef dims, bool keepdim) {
-  return self.sum(dims, keepdim);
-}
-
-at::Tensor repeat_rows_symint(const at::Tensor& self, c10::SymInt repeats) {
-  std::vector<c10::SymInt> times(self.dim(), 1);
-  times[0] = repeats;
-  return self.repeat_symint(times);
-}
-
-at::Tensor nonzero_rows_cpu(const at::Tensor& self) {
-  TORCH_CHECK(self.dim() == 2, "toyext::nonzero_rows: expected a matrix");
-  auto keep = (self != 0).any(1).nonzero().squeeze(1);
-  return self.index_select(0, keep);
+at::Tensor round_to(const at::Tensor& self, int64_t decimals) {
+  return at::round(self, decimals);
 }
 
 }  // namespace toyext::native
