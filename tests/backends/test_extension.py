@@ -208,3 +208,36 @@ def test_editing_one_operator_rewrites_only_its_files(tmp_path: Path) -> None:
         "toyext/register/round_to.cpp",
     ]
     assert f"{out}/toyext/register/round_to.cpp" in depfile.read_text()
+
+
+@pytest.mark.torch
+def test_cmake_recipe_generates_at_configure_and_regenerates_with_a_depfile(
+    tmp_path: Path,
+) -> None:
+    """examples/toyext/CMakeLists.txt: configure only (the C++ build is test_extension_build's)."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("cmake") is None or shutil.which("ninja") is None:
+        pytest.skip("needs cmake and ninja")
+    torch_prefix = subprocess.run(
+        [sys.executable, "-c", "import torch.utils; print(torch.utils.cmake_prefix_path)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    source = tmp_path / "src"
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info"))
+    build = tmp_path / "build"
+    configure = [
+        "cmake", "-S", str(source), "-B", str(build), "-G", "Ninja",
+        f"-DPython3_EXECUTABLE={sys.executable}", f"-DCMAKE_PREFIX_PATH={torch_prefix}",
+    ]  # fmt: skip
+    done = subprocess.run(configure, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    listed = (build / "schemac-outputs.txt").read_text().split()
+    generated = sorted(str(p) for p in (build / "generated").rglob("*.cpp"))
+    assert sorted(p for p in listed if p.endswith(".cpp")) == generated
+    ninja = (build / "build.ninja").read_text()
+    assert "schemac.d" in ninja and "register/round_to.cpp.o" in ninja

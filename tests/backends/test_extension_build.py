@@ -276,6 +276,20 @@ def test_gradcheck_and_gradgradcheck_in_float64(toyext: ModuleType) -> None:
         assert gradgradcheck(function, inputs), name
 
 
+def test_forward_mode_formulas_and_refusals(toyext: ModuleType) -> None:
+    from torch.autograd import gradcheck
+
+    x, y = _double(3, 4, grad=True), _double(3, 4, grad=True)
+    forward = {"check_forward_ad": True, "check_backward_ad": False, "check_batched_grad": False}
+    assert gradcheck(lambda a, b: toyext.blend(a, b, weight=0.3), (x, y), **forward)
+    assert gradcheck(lambda a: toyext.scale(a, 2.5), (x,), **forward)  # auto_linear
+    assert gradcheck(lambda a: toyext.clamp_range(a, -0.5, 0.5), (x,), **forward)
+    import torch.autograd.forward_ad as fwad
+
+    with fwad.dual_level(), pytest.raises(NotImplementedError, match="forward AD with max_dim"):
+        toyext.max_dim(fwad.make_dual(x.detach(), torch.ones(3, 4, dtype=torch.float64)), 1)
+
+
 def _inplace_scaled(toyext: ModuleType, a: Any) -> Any:
     b = a * 1  # not a leaf: in-place on it is allowed and differentiable
     toyext.scale_(b, 2.0)
