@@ -40,9 +40,7 @@ import attrs
 
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.signatures import Signature
-from schemac.backends.aten.signatures.naming import cpp_name
-from schemac.backends.autograd.forward_ad import ForwardGrad, ForwardPlan, forward_plan
-from schemac.backends.cppmodel import cpp_string_literal
+from schemac.backends.extension.forward import forward_flags, forward_grad, kernel_forward_plan
 from schemac.backends.extension.library import ExtensionLibrary, Family
 from schemac.backends.extension.typed_api import handle_name
 from schemac.backends.extension.views import ExtensionViews
@@ -50,7 +48,6 @@ from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
     DifferentiabilityInfo,
-    ForwardDerivative,
     SavedAttribute,
     SavedProperty,
 )
@@ -59,7 +56,6 @@ from schemac.ir.schema import SchemaKind
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type, is_like
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ATEN_CALL = re.compile(r"\bat::([A-Za-z_][A-Za-z0-9_]*)\(")
 
 _VALUE_TYPES = {
     BaseTy.Scalar: "at::Scalar",
@@ -322,8 +318,8 @@ def _autograd_kernel(
     redispatch = call(f"{handle_name(library, f)}::redispatch", args)
     inputs = _differentiable_inputs(info)
     body = [f"[[maybe_unused]] auto _any_requires_grad = compute_requires_grad({inputs});"]
-    forward = _forward_plan(library, f, info)
-    body.extend(_forward_flags(forward))
+    forward = kernel_forward_plan(library, f, info)
+    body.extend(forward_flags(forward))
     if kind is SchemaKind.out:
         op = str(f.func.name.name)
         outs = ", ".join(a.name for a in f.func.arguments.out)
@@ -379,92 +375,12 @@ def _autograd_kernel(
     history = [f"set_history(flatten_tensor_args({', '.join(flows)}), grad_fn);"]
     history.extend(s.store() for s in saved if s.is_output)
     body.append(block("if (grad_fn)", history))
-    body.extend(line for g in forward.grads for line in _forward_grad(g))
+    body.extend(line for g in forward.grads for line in forward_grad(g))
     if len(returns) == 1:
         body.append(f"return {names[0]};")
     else:
         body.append(f"return std::make_tuple({', '.join(f'std::move({n})' for n in names)});")
     return block(head, body)
-
-
-def _forward_plan(
-    library: ExtensionLibrary, f: NativeFunction, info: DifferentiabilityInfo
-) -> ForwardPlan:
-    """Tangents of a functional operator's outputs; a refusal for any other kernel."""
-    kind = f.func.kind()
-    found = library.module.autograd.for_function(f.func.name)
-    formulas = dict(found.forward_derivatives).get(DEFAULT_AUTOGRAD_KEY, ()) if found else ()
-    inputs = tuple(a.name for a in info.args_with_derivatives)
-    returns = f.func.returns
-    names = [
-        r.name or ("result" if len(returns) == 1 else f"result{i}") for i, r in enumerate(returns)
-    ]
-    differentiable = info.output_differentiability or (True,) * len(returns)
-    outputs = tuple(n for n, d in zip(names, differentiable, strict=False) if d)
-    if kind is not SchemaKind.functional:
-        formulas = ()  # in-place tangents are not generated yet: refused below
-    formulas = tuple(_in_library(library, fw) for fw in formulas)
-    plan = forward_plan(f.func, outputs, formulas, str(f.func.name), inputs)
-    if any(g.per_element or g.parts or g.list_output for g in plan.grads) or (
-        kind is not SchemaKind.functional and plan.forbid_condition is None
-    ):
-        plan = forward_plan(f.func, outputs or ("self",), (), str(f.func.name), inputs)
-    return plan
-
-
-def _in_library(library: ExtensionLibrary, fw: ForwardDerivative) -> ForwardDerivative:
-    """``auto_linear`` formulas call the operator as ``at::<op>``: here it is ``<ns>::<op>``."""
-    formula = _ATEN_CALL.sub(
-        lambda m: (
-            f"{library.namespace}::{m.group(1)}("
-            if m.group(1) in library_cpp_names(library)
-            else m.group(0)
-        ),
-        fw.formula,
-    )
-    return fw if formula == fw.formula else attrs.evolve(fw, formula=formula)
-
-
-def library_cpp_names(library: ExtensionLibrary) -> frozenset[str]:
-    return frozenset(cpp_name(f.func) for f in library.module.functions) | frozenset(
-        cpp_name(f.func, symint=True) for f in library.module.functions
-    )
-
-
-def _forward_flags(plan: ForwardPlan) -> list[str]:
-    lines = [f"[[maybe_unused]] auto {g.flag} = {g.any_defined};" for g in plan.grads]
-    if plan.forbid_condition:
-        lines.append(
-            f"TORCH_CHECK_NOT_IMPLEMENTED(!({plan.forbid_condition}),"
-            f" {cpp_string_literal(plan.forbid_message)});"
-        )
-    return lines
-
-
-def _forward_grad(g: ForwardGrad) -> list[str]:
-    bind: list[str] = []
-    for i in g.inputs:
-        if i.tangent:
-            bind += [
-                f"auto {i.name}_t_raw = toNonOptFwGrad({i.source});",
-                f"auto {i.name}_tensor = toNonOptTensor({i.source});",
-                f"auto {i.name}_t = ({i.name}_t_raw.defined() || !{i.name}_tensor.defined())",
-                f"    ? {i.name}_t_raw"
-                f" : {i.zeros}({i.name}_tensor.sym_sizes(), {i.name}_tensor.options());",
-                f"update_wrapped_number({i.name}_tensor, {i.name}_t);",
-            ]
-        if i.primal:
-            bind.append(f"auto {i.name}_p = toNonOptPrimal({i.source});")
-    opt = f"{g.output}_new_fw_grad_opt"
-    inplace = "true" if g.inplace else "false"
-    return [
-        f"::std::optional<at::Tensor> {opt} = ::std::nullopt;",
-        block(f"if ({g.flag} && {g.output}.defined())", [*bind, f"{opt} = {g.formula};"]),
-        block(
-            f"if ({opt}.has_value() && {opt}.value().defined() && {g.output}.defined())",
-            [f"{g.output}._set_fw_grad({opt}.value(), /* level */ 0, {inplace});"],
-        ),
-    ]
 
 
 def _inplace_or_view_kernel(

@@ -41,6 +41,8 @@ def library_namespace(module: Module) -> str:
     """The one non-``aten`` namespace of ``module``; raises with every problem found."""
     errors, warnings = _problems(module)
     if warnings:
+        # Backends have no channel for warnings: they are rendered here, like
+        # the CLI renders errors, and do not stop the compile.
         print(render_all(warnings), file=sys.stderr)
     if errors:
         raise InputError(errors)
