@@ -53,6 +53,8 @@ class KeySection:
     key: str
     #: ``SCHEMAC_WITH_CUDA`` for keys a CPU-only build leaves out, else None.
     guard_macro: str | None
+    #: The key's own headers (device guards, allocators), as ATen's file has them.
+    headers: tuple[str, ...]
     helpers: tuple[str, ...]
     definitions: tuple[str, ...]
     registrations: tuple[str, ...]
@@ -137,6 +139,7 @@ def _key_section(key: str, items: list[PlannedItem], views: ExtensionViews) -> K
     return KeySection(
         key=key,
         guard_macro=None if key in _ALWAYS_BUILT else f"SCHEMAC_WITH_{key.upper()}",
+        headers=traits.extra_headers,
         helpers=helper_functions(traits) if structured else (),
         definitions=tuple(definitions),
         registrations=tuple(registrations),

@@ -44,6 +44,9 @@ TORCH_LIBRARY_FRAGMENT(${view.namespace}, m) {
 % if section.guard_macro:
 #ifdef ${section.guard_macro}
 % endif
+% for header in section.headers:
+#include <${header}>
+% endfor
 namespace at {
 namespace {
 namespace ${view.namespace}_${view.root}_${section.key} {
