@@ -17,6 +17,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_pipeline import (
@@ -27,13 +28,23 @@ from schemac.cli_pipeline import (
     register_passes_command,
     run_requested_passes,
 )
+from schemac.cli_release import (
+    TargetRelease,
+    add_release_arguments,
+    release_usage_error,
+    report_warnings,
+    target_release,
+)
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import InputError, SchemacError, render_all
-from schemac.frontend.loader import load_module, torch_yaml_paths
+from schemac.diagnostics import InputError, SchemacError, count_text, render_all
+from schemac.frontend.loader import host_root_of, load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
-from schemac.passes.manager import run_pipeline
+from schemac.passes.manager import PassManager
+
+if TYPE_CHECKING:
+    from schemac.compile_record import Recording
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -61,19 +72,31 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the YAML files of the installed torch package; "
         "paths given explicitly replace the corresponding file",
     )
+    parser.add_argument(
+        "--host-templates",
+        type=Path,
+        metavar="DIR",
+        help="PyTorch's template folders to splice generated code into (torchgen's "
+        "'packaged' folder, or a PyTorch checkout); default with --torch: that torch's",
+    )
+    add_release_arguments(parser)
 
 
-def load_inputs(args: argparse.Namespace) -> Module:
-    """The module named by :func:`add_input_arguments`' options."""
+def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
+    """The module named by :func:`add_input_arguments`' options, for ``target``."""
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
+    host = args.host_templates
     if args.torch:
         paths = torch_yaml_paths()
         native = native or paths.native_functions
         tags = tags or paths.tags
         derivatives = derivatives or paths.derivatives
         deprecated = deprecated or paths.deprecated
-    return load_module(native, tags, derivatives, deprecated)
+        host = host or host_root_of(paths.native_functions)
+    return load_module(
+        native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
+    )
 
 
 def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -96,18 +119,21 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
 
 
 def _check(args: argparse.Namespace) -> int:
-    module = load_inputs(args)
+    target = target_release(args)
+    module = load_inputs(args, target)
     # What compile would reject must fail check too: the passes' consistency
     # checks, then the names and defaults that must become C++.
-    resolved = run_pipeline(module).module
+    context = target.pass_context()
+    resolved = PassManager.default().run(context, module).module
     problems = cpp_name_diagnostics(resolved)
     if problems:
-        raise InputError(problems)
+        raise InputError([*problems, *context.warnings])
     print(
         f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
         f"{len(module.derivatives)} derivative entries, "
         f"{len(module.deprecated)} deprecated signatures"
     )
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -144,7 +170,9 @@ def _dump_ir(args: argparse.Namespace) -> int:
     if problem is not None:
         sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
         return 2
-    module = run_requested_passes(args, load_inputs(args))
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
+    module = run_requested_passes(args, load_inputs(args, target), context)
     if args.after != AFTER_LOAD:
         if args.op:
             module = select_resolved(module, args.op)
@@ -157,6 +185,7 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stdout.write(printer(module, spans=args.spans))
     if args.format == "json":
         sys.stdout.write("\n")
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -263,9 +292,7 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
-    from schemac.passes.base import PassContext
 
     try:
         targets = parse_targets(args.targets)
@@ -278,12 +305,34 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
         return 2
+    from schemac.compile_record import start_recording
+
+    # For the next run's no-op check: Note [Up-to-date check].
+    recording = start_recording(args.argv, args.out, args.dry_run)
+    try:
+        return _compile_recorded(args, targets, recording)
+    finally:
+        if recording is not None:
+            recording.stop()
+
+
+def _compile_recorded(
+    args: argparse.Namespace, targets: Sequence[str], recording: Recording | None
+) -> int:
+    from schemac.backends.driver import compile_to_directory
     from schemac.compile_plan import split_late_work
 
-    context = PassContext(verify=args.verify)
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
+    module = load_inputs(args, target)
+    every_target = targets
+    if recording is not None and args.depfile is None and args.outputs_list is None:
+        # Targets whose inputs did not change keep their files: Note [Target reuse].
+        reused = recording.plan_reuse(targets, module.sources)
+        targets = tuple(t for t in targets if t not in reused)
     # Passes only some backends need may run beside the others: Note [Late work].
     manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
-    pipeline = manager.run(context, load_inputs(args))
+    pipeline = manager.run(context, module)
     module = pipeline.module
     try:
         result = compile_to_directory(
@@ -296,17 +345,77 @@ def _compile(args: argparse.Namespace) -> int:
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
             late=late,
+            profile=target.profile,
         )
+        if recording is not None:
+            recording.finish(
+                result,
+                every_target,
+                (args.depfile, args.outputs_list),
+                () if args.select is None else (str(args.select),),
+                warned=bool(target.warnings or context.warnings or result.warnings),
+            )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
         return 1
     if args.time_passes:
         sys.stderr.write(pipeline.format_timings() + "\n" + result.format_timings() + "\n")
-    report = result.report
+    report = result.report if recording is None else recording.report(result.report)
     for line in report.lines():
         if args.dry_run or line.startswith("remove "):
             print(line)
     print(report.summary())
+    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
+    return 0
+
+
+# -- explain ---------------------------------------------------------------------
+def _register_explain(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "explain",
+        help="everything schemac knows and makes of one operator",
+        description="For an operator ('add.Tensor', or 'add' for every overload): where it is "
+        "defined, its resolved dispatch table, its group and view group, its derivative entry "
+        "and backward node, its signature in every C++ view and in Python, and the generated "
+        "files and symbols it appears in (compiled in memory for -t, or read from -o OUT).",
+    )
+    parser.add_argument("operator", metavar="OP", help="add.Tensor, or add for every overload")
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "-t", "--targets", default="all", help="targets whose files are searched (default: all)"
+    )
+    parser.add_argument(
+        "-o", "--out", type=_path, help="search this compile output instead of compiling in memory"
+    )
+    parser.add_argument("--no-files", action="store_true", help="do not list generated files")
+    parser.set_defaults(handler=_explain, parser=parser)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from schemac.backends.driver import emit_targets
+    from schemac.backends.registry import UnknownTargetError, parse_targets
+    from schemac.explain import explain, files_in, to_json, to_text
+
+    try:
+        targets = parse_targets(args.targets)
+    except UnknownTargetError as error:
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
+        return 2
+    # Every pass, whatever -t says: explain shows derivatives and groups.
+    target = target_release(args)
+    manager = compile_pass_manager(parse_targets("all"), None)
+    module = manager.run(target.pass_context(), load_inputs(args, target)).module
+    files = None
+    if args.out is not None:
+        files = files_in(args.out)
+    elif not args.no_files:
+        files = list(emit_targets(module, targets, profile=target.profile))
+    records = explain(module, args.operator, files)
+    sys.stdout.write(to_json(records) + "\n" if args.format == "json" else to_text(records))
     return 0
 
 
@@ -316,6 +425,7 @@ SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # typ
     _register_dump_ir,
     register_passes_command,
     _register_compile,
+    _register_explain,
 )
 
 
@@ -324,10 +434,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="schemac",
         description="A schema compiler for native_functions.yaml and friends.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for register in SUBCOMMANDS:
         register(subparsers)
     return parser
+
+
+def version_text() -> str:
+    """What ``schemac --version`` prints: ``schemac 0.1.0``."""
+    from schemac.version import version
+
+    return f"schemac {version()}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -336,9 +454,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
         return exit_.code if isinstance(exit_.code, int) else 2
+    # The command line as given: the no-op check's key hashes it.
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if hasattr(args, "native_functions"):
             _require_input(args.parser, args)
+            problem = release_usage_error(args)
+            if problem is not None:
+                args.parser.error(problem)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
@@ -348,7 +471,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except SchemacError as error:
         sys.stderr.write(render_all(error.diagnostics) + "\n")
-        count = len(error.diagnostics)
-        sys.stderr.write(f"{count} error{'s' if count != 1 else ''}\n")
+        sys.stderr.write(count_text(error.diagnostics) + "\n")
         return 1
     return code

@@ -21,7 +21,9 @@ from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 
 def emit_targets(
@@ -32,6 +34,8 @@ def emit_targets(
     parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
     on_file: Callable[[GeneratedFile], None] | None = None,
+    profile: ReleaseProfile | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -44,11 +48,15 @@ def emit_targets(
     while the other backends emit here, and without late work the backends
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
-    its path was accepted.
+    its path was accepted.  ``profile``: the target release's (the reference
+    release's when not given).  ``warnings``, if given, receives what the late
+    passes warned about in the worker (in one process they go to the passes'
+    own context).
     """
+    profile = reference_profile() if profile is None else profile
     if late is not None and not (parallel and can_fork()):
         module, late = run_late_inline(module, late, timings), None
-    worker = None if late is None else start_late_worker(module, late, targets)
+    worker = None if late is None else start_late_worker(module, late, targets, profile)
     try:
         if worker is None:
             check_cpp_names(module)
@@ -57,7 +65,7 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
-        _emit_here(module, targets, late, split, output, timings, on_file)
+        _emit_here(module, targets, late, split, output, timings, on_file, profile)
     except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
@@ -75,6 +83,8 @@ def emit_targets(
                 on_file(file)
         if timings is not None:
             timings.extend(done.timings)
+        if warnings is not None:
+            warnings.extend(done.warnings)
     return output.files()
 
 
@@ -86,13 +96,14 @@ def _emit_here(
     output: OutputSet,
     timings: list[tuple[str, float]] | None,
     on_file: Callable[[GeneratedFile], None] | None,
+    profile: ReleaseProfile,
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo, parallel=parallel)
+        options = EmitOptions(target=target, memo=memo, parallel=parallel, profile=profile)
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
@@ -121,6 +132,8 @@ class CompileResult:
     report: CommitReport
     #: ``(target, seconds)`` of every target's emission, then ``("write", seconds)``.
     timings: tuple[tuple[str, float], ...] = ()
+    #: Warnings of passes that ran in a worker process (Note [Late work]).
+    warnings: tuple[Diagnostic, ...] = ()
 
     def format_timings(self) -> str:
         width = max((len(name) for name, _ in self.timings), default=5)
@@ -140,6 +153,7 @@ def compile_to_directory(
     extra_inputs: Sequence[str] = (),
     jobs: int = 1,
     late: LateWork | None = None,
+    profile: ReleaseProfile | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -157,6 +171,7 @@ def compile_to_directory(
     need them (Note [Late work]); the result is the same, byte for byte.
     """
     timings: list[tuple[str, float]] = []
+    warnings: list[Diagnostic] = []
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
         files = emit_targets(
@@ -166,6 +181,8 @@ def compile_to_directory(
             parallel=jobs > 1,
             timings=timings,
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
+            profile=profile,
+            warnings=warnings,
         )
         start = time.perf_counter()
         staged = None if helper is None else helper.result()
@@ -173,14 +190,18 @@ def compile_to_directory(
         if helper is not None:
             helper.discard()
         raise
-    report = commit(files, out_dir, targets=targets, dry_run=dry_run, staged=staged)
+    report = commit(
+        files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
+    )
     timings.append(("write", time.perf_counter() - start))
-    result = CompileResult(files, report, tuple(timings))
+    result = CompileResult(files, report, tuple(timings), tuple(warnings))
     if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]
     if depfile is not None:
         inputs = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
+        if module.host_templates is not None:  # PyTorch's template text spliced into
+            inputs += module.host_templates.paths()
         inputs += compiler_files()
         write_if_changed(depfile, depfile_text(outputs, inputs))
     if outputs_list is not None:

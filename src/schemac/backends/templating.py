@@ -49,7 +49,7 @@ from typing import Any
 
 import attrs
 
-from schemac.backends.output.files import generated_banner
+from schemac.backends.output.files import Provenance, generated_banner
 from schemac.cachedir import cache_subdir, content_key
 from schemac.ir.module import Module
 
@@ -57,6 +57,33 @@ TEMPLATE_DIR_NAME = "templates"
 
 #: Bumped when the layout of a compiled bundle changes.
 _BUNDLE_FORMAT = "schemac-template-bundle-3"
+
+
+def _lazy_importlib_metadata() -> None:
+    """Make ``importlib.metadata`` load on first use instead of when Mako imports it.
+
+    ``mako.compat`` imports it at module level for its plugin loader, which
+    schemac never uses; loading it pulls in ``email``, ``zipfile`` and
+    ``csv`` (~25 ms of every compile).  :class:`importlib.util.LazyLoader`
+    gives everyone the real module, executed at its first attribute access.
+    """
+    name = "importlib.metadata"
+    if name in sys.modules:
+        return
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        return
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    # As a real import would; and ``from importlib import metadata`` then
+    # finds it without the import machinery reading ``__spec__`` (which
+    # would run the module).
+    importlib.metadata = module
 
 
 def _import_mako() -> Any:
@@ -74,6 +101,7 @@ def _import_mako() -> Any:
         import mako.template
 
         return mako.template
+    _lazy_importlib_metadata()
     sys.modules[plugin] = None  # type: ignore[assignment]
     try:
         import mako.template
@@ -88,8 +116,8 @@ import mako  # noqa: E402  (after _import_mako, which decides how Mako is first 
 from mako.exceptions import TopLevelLookupException  # noqa: E402
 
 
-def module_sources(module: Module, *, derivatives: bool = False) -> tuple[str, ...]:
-    """The input files an output of ``module`` depends on, for its banner.
+def module_sources(module: Module, *, derivatives: bool = False) -> Provenance:
+    """The input files an output of ``module`` depends on, and its release, for its banner.
 
     Native functions and tags always; derivatives and deprecated signatures
     only for outputs that read them (``derivatives=True``).
@@ -98,7 +126,12 @@ def module_sources(module: Module, *, derivatives: bool = False) -> tuple[str, .
     files = [src.native_functions, src.tags]
     if derivatives:
         files += [src.derivatives, src.deprecated]
-    return tuple(f for f in files if f)
+    return Provenance(tuple(f for f in files if f), module.release)
+
+
+def native_sources(module: Module) -> Provenance:
+    """Only native_functions.yaml (and the release): registration files read nothing else."""
+    return Provenance((module.sources.native_functions,), module.release)
 
 
 def template_dir(package: str) -> Path:

@@ -161,10 +161,12 @@ class TORCH_API Tensor : public TensorBase {
         dispatchKeyToBackend(legacyExtractDispatchKey(key_set())), scalar_type());
   }
 
+% if view.declares_is_variable:
   C10_DEPRECATED_MESSAGE("Tensor.is_variable() is deprecated: every Tensor is a variable. Use at::impl::variable_excluded_from_dispatch() to check autograd state.")
   bool is_variable() const noexcept {
     return !at::impl::variable_excluded_from_dispatch();
   }
+% endif
 
   // -- conversions ----------------------------------------------------------
   Tensor toType(ScalarType t) const {
@@ -291,6 +293,7 @@ class TORCH_API Tensor : public TensorBase {
   // Hooks run on the gradient during backward: a hook returning void only
   // observes it, a hook returning a Tensor replaces it.  Defined in
   // ATen/core/Tensor.h.
+% if view.sfinae_register_hook:
   template <typename T>
   using hook_return_void_t =
       std::enable_if_t<std::is_void_v<typename std::invoke_result_t<T&, Tensor>>, unsigned>;
@@ -301,6 +304,10 @@ class TORCH_API Tensor : public TensorBase {
   hook_return_void_t<T> register_hook(T&& hook) const;
   template <typename T>
   hook_return_var_t<T> register_hook(T&& hook) const;
+% else:
+  template <typename T>
+  unsigned register_hook(T&& hook) const;
+% endif
 
   Tensor data() const {
     return TensorBase::data();
@@ -315,9 +322,7 @@ class TORCH_API Tensor : public TensorBase {
   void _backward(TensorList inputs, const std::optional<Tensor>& gradient, std::optional<bool> keep_graph, bool create_graph) const;
 
   // -- the operator methods (generated) --------------------------------------------
-% for decl in view.declarations:
-  ${decl}
-% endfor
+<%include file="tensor_method_declarations.mako"/>
 
   // A plain int dimension would otherwise be ambiguous between overloads.
   Tensor var(int dim) const {
@@ -328,11 +333,11 @@ class TORCH_API Tensor : public TensorBase {
   }
 
   // Conversions spelled with a TypeMeta rather than a ScalarType.
-  Tensor to(caffe2::TypeMeta type_meta, bool non_blocking = false, bool copy = false) const {
+  inline Tensor to(caffe2::TypeMeta type_meta, bool non_blocking = false, bool copy = false) const {
     return to(typeMetaToScalarType(type_meta), non_blocking, copy);
   }
-  Tensor to(Device device, caffe2::TypeMeta type_meta, bool non_blocking = false,
-            bool copy = false) const {
+  inline Tensor to(Device device, caffe2::TypeMeta type_meta, bool non_blocking = false,
+                   bool copy = false) const {
     return to(device, typeMetaToScalarType(type_meta), non_blocking, copy);
   }
 
@@ -359,13 +364,7 @@ Tensor make_tensor(Args&&... args) {
 } // namespace at
 
 namespace at {
-% for d in view.definitions:
-
-// ${d.schema}
-inline ${d.head} {
-    return at::_ops::${d.struct}::call(${d.arguments});
-}
-% endfor
+<%include file="tensor_method_definitions.mako"/>
 } // namespace at
 
 namespace c10 {
