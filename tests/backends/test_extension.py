@@ -37,7 +37,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_everything_is_under_the_namespace_and_sources_are_cpp(generated: Path) -> None:
     files = sorted(str(p.relative_to(generated)) for p in generated.rglob("*") if p.is_file())
-    files.remove(".schemac-manifest")
+    files = [f for f in files if not f.startswith(".schemac-")]  # schemac's own bookkeeping
     assert all(f.startswith("toyext/") for f in files)
     suffixes = {Path(f).suffix for f in files}
     assert suffixes == {".cpp", ".h", ".py", ".pyi"}
@@ -193,14 +193,8 @@ def test_editing_one_operator_rewrites_only_its_files(tmp_path: Path) -> None:
     changed = sorted(
         str(p.relative_to(out)) for p in out.rglob("*") if p.is_file() and p.stat().st_mtime != OLD
     )
+    changed = [f for f in changed if not f.startswith(".schemac-")]
     assert changed == [
-        ".schemac-manifest",
-        "toyext/kernels/round_to.h",
-        "toyext/ops.py",
-        "toyext/ops.pyi",
-        "toyext/ops/round_to.h",
-        "toyext/register/round_to.cpp",
-    ] or changed == [
         "toyext/kernels/round_to.h",
         "toyext/ops.py",
         "toyext/ops.pyi",

@@ -265,6 +265,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FAMILIES, "view-groups"),
     ),
     BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
+    BackendEntry(
         "extension",
         "schemac.backends.extension.backend:BACKEND",
         ("extension",),

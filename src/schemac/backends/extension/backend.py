@@ -34,7 +34,7 @@ from schemac.backends.extension.registrations import (
 )
 from schemac.backends.extension.typed_api import FamilyApi, family_api
 from schemac.backends.extension.views import ExtensionViews
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.module import Module
@@ -138,7 +138,7 @@ def _cpp_names_by_family(library: ExtensionLibrary) -> dict[str, frozenset[str]]
 
 
 def _library_files(
-    library: ExtensionLibrary, templates: Templates, sources: tuple[str, ...]
+    library: ExtensionLibrary, templates: Templates, sources: Provenance
 ) -> Iterator[GeneratedFile]:
     ns = library.namespace
     roots = [family.root for family in library.families]
