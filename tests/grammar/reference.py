@@ -95,6 +95,34 @@ STRICTER_THAN_TORCHGEN: dict[str, Callable[[Any], bool]] = {
 }
 
 
+def mutation_returns_nothing(schema: Any) -> bool:
+    """An in-place operator with a ``Tensor`` self, or an out= operator with
+    ``Tensor`` outs, that returns ``()``.
+
+    torchgen wants such operators to return the mutated tensors (for method
+    chaining); PyTorch's dispatcher and custom-operator API accept ``-> ()``,
+    and a custom operator must use it (Note [Mutating operators may return
+    nothing] in schemac.ir.schema).  Checked on schemac's parse.
+    """
+    if schema.returns:
+        return False
+    args = schema.arguments
+    if args.out:
+        return True
+    return bool(schema.name.name.inplace and args.self_arg is not None)
+
+
+#: Every class of text torchgen rejects and schemac accepts on purpose.
+LOOSER_THAN_TORCHGEN: dict[str, Callable[[Any], bool]] = {
+    "mutation_returns_nothing": mutation_returns_nothing,
+}
+
+
+def looseness_classes(schema: Any) -> list[str]:
+    """The documented classes a schema torchgen rejects and schemac accepts falls in."""
+    return [name for name, predicate in LOOSER_THAN_TORCHGEN.items() if predicate(schema)]
+
+
 def strictness_classes(schema: Any) -> list[str]:
     """The documented classes a torchgen-accepted schema falls in."""
     return [name for name, predicate in STRICTER_THAN_TORCHGEN.items() if predicate(schema)]

@@ -77,7 +77,7 @@ SEMANTIC_CASES = [
     ("f(Tensor x, *) -> ()", 13, "'*' is not followed", "remove the '*'"),
     ("neg_out(Tensor self) -> Tensor", 1, "ends in '_out'", "overload"),
     ("f(int(a) x) -> ()", 3, "alias annotation on argument 'x'", "only Tensor"),
-    ("f(*, Tensor(a!) out) -> ()", 1, "1 out arguments but 0 returns", "in order"),
+    ("f(*, Tensor(a!) out) -> (Tensor, Tensor)", 1, "1 out arguments but 2 returns", "in order"),
 ]
 
 

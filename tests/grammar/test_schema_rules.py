@@ -42,7 +42,7 @@ BROKEN = {
     "list in-place of a non-Tensor": "f_(int(a!)[] self) -> ()",
     "list in-place with options": f"f_(Tensor(a!)[] self, *, {OPTIONS}) -> ()",
     "functional overload of a mutable op": "f.functional(Tensor self, Tensor(a!) other) -> ()",
-    "out= without returns": "f.out(Tensor self, *, Tensor(a!) out) -> ()",
+    "out= returning too much": "f.out(Tensor self, *, Tensor(a!) out) -> (Tensor(a!), Tensor)",
     "out= returning another alias": "f.out(Tensor self, *, Tensor(a!) out) -> Tensor(b!)",
     "out= with options": f"f.out(Tensor self, *, {OPTIONS}, Tensor(a!) out) -> Tensor(a!)",
     "out= returning a mutable input": (
@@ -52,6 +52,18 @@ BROKEN = {
         "f.out(Tensor self, *, Tensor(a!) out, Tensor(b!) _scratch_x) -> (Tensor(a!), Tensor(b!))"
     ),
 }
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "f.out(Tensor self, *, Tensor(a!) out) -> ()",
+        "f_(Tensor(a!) self, Scalar factor) -> ()",
+    ],
+)
+def test_mutating_operators_may_return_nothing(text: str) -> None:
+    # Note [Mutating operators may return nothing]: custom operators must.
+    assert str(parse_schema(text)) == text
 
 
 @pytest.mark.parametrize("text", BROKEN.values(), ids=BROKEN.keys())

@@ -62,12 +62,17 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target("vmap", "VmapGeneratedPlumbing.h: functorch's batch-rule plumbing"),
     Target("aoti", "AOTInductor C shims of the fallback operators: aoti/c_shim_<device>.cpp"),
+    Target("extension", "a torch C++ extension under OUT/<ns>/ (registrations, autograd, APIs)"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
 
 #: The ``-t`` word that selects every target.
 ALL = "all"
+
+#: Targets ``all`` leaves out: the extension target lays out a different kind
+#: of output (a torch extension, not PyTorch's tree) and rejects ATen's YAML.
+NOT_IN_ALL = frozenset({"extension"})
 
 
 T = TypeVar("T")
@@ -270,6 +275,12 @@ BACKENDS: tuple[BackendEntry, ...] = (
     ),
     BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
     BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
+    BackendEntry(
+        "extension",
+        "schemac.backends.extension.backend:BACKEND",
+        ("extension",),
+        (*_FAMILIES, "autograd-infos"),
+    ),
 )
 
 
@@ -308,7 +319,7 @@ def parse_targets(text: str) -> tuple[str, ...]:
         if not word:
             continue
         if word == ALL:
-            chosen.update(t for t in TARGET_NAMES if backends_for(t))
+            chosen.update(t for t in TARGET_NAMES if backends_for(t) and t not in NOT_IN_ALL)
             continue
         if word not in TARGET_NAMES:
             raise UnknownTargetError(f"unknown target '{word}'; {valid}")

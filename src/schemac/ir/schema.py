@@ -537,6 +537,15 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
 
     They are the rules PyTorch's own schema model enforces, so a schema that
     passes here is one PyTorch accepts; see docs/yaml-format.md for each rule.
+
+    Note [Mutating operators may return nothing]
+        torchgen insists that an in-place or out= operator taking a plain
+        ``Tensor`` returns it (for method chaining).  PyTorch's dispatcher has
+        no such rule, and custom-operator libraries must not return the
+        aliases: torch.compile's functionalization refuses a non-ATen
+        operator whose output carries an alias annotation.  So ``-> ()`` is
+        accepted for both kinds; a return list, when given, must still be
+        exactly the outputs (or ``self``).
     """
     args = schema.arguments
     outs = args.out
@@ -607,7 +616,10 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
                 )
         else:
             real_outs = [a for a in outs if not a.name.startswith(SCRATCH_PREFIX)]
-            if len(real_outs) != len(returns):
+            # Returning nothing is how PyTorch's custom operators write out=
+            # (torch.compile refuses a custom operator whose output aliases an
+            # input); see Note [Mutating operators may return nothing].
+            if returns and len(real_outs) != len(returns):
                 yield _error(
                     schema.span,
                     f"{len(real_outs)} out arguments but {len(returns)} returns",
@@ -625,7 +637,7 @@ def _schema_rule_violations(schema: FunctionSchema) -> Iterator[Diagnostic]:
                 "annotate it as Tensor(a!) self",
             )
         elif self_arg.type == TENSOR:
-            if len(returns) != 1 or returns[0].annotation != self_arg.annotation:
+            if returns and (len(returns) != 1 or returns[0].annotation != self_arg.annotation):
                 yield _error(
                     schema.name_span,
                     f"in-place operator '{schema.name}' must return self",

@@ -94,7 +94,7 @@ def structured_class(
     if kind not in (SchemaKind.functional, SchemaKind.inplace, SchemaKind.out):
         raise ValueError(f"{f.func.name}: {kind.value} operators cannot be structured")
     name, parent = _class_names(group, meta, kind, traits)
-    outputs = len(f.func.returns)
+    outputs = _output_count(f, kind)
     call_super = group.out.structured_inherits is not None
     members: list[str] = []
     if kind is SchemaKind.inplace:
@@ -173,10 +173,19 @@ def structured_wrapper_definition(
         body.extend(
             f"if (op.proxy_outputs_[{i}].has_value())"
             f" op.outputs_[{i}].get().copy_(*op.proxy_outputs_[{i}]);"
-            for i in range(returns)
+            for i in range(_output_count(f, kind))
         )
-    body.append(f"return {_returned(f, kind, returns)};")
+    if returns:
+        body.append(f"return {_returned(f, kind, returns)};")
     return "\n".join([class_text, block(sig.defn(), body)])
+
+
+def _output_count(f: NativeFunction, kind: SchemaKind) -> int:
+    """The tensors a member writes: its returns, or for one returning nothing
+    (Note [Mutating operators may return nothing]) its out arguments or ``self``."""
+    if f.func.returns or kind is SchemaKind.functional:
+        return len(f.func.returns)
+    return 1 if kind is SchemaKind.inplace else len(f.func.arguments.out)
 
 
 def _returned(f: NativeFunction, kind: SchemaKind, returns: int) -> str:

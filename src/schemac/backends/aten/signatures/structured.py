@@ -58,6 +58,9 @@ class StructuredMeta:
     base_class: str
     meta: Signature
     precomputed: tuple[PrecomputedField, ...] = ()
+    #: Where the class is declared: ATen's ``at::meta``, or an extension
+    #: library's own ``<ns>::meta``.
+    namespace: str = "at::meta"
 
     @property
     def class_name(self) -> str:
@@ -65,7 +68,7 @@ class StructuredMeta:
 
     @property
     def qualified_class_name(self) -> str:
-        return f"at::meta::{self.class_name}"
+        return f"{self.namespace}::{self.class_name}"
 
     def meta_func_defn(self) -> str:
         """The head kernels write: ``TORCH_META_FUNC(add_Tensor)(const at::Tensor & self, ...)``."""
