@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
+from schemac.cli_paths import output_paths_problem
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -247,19 +251,20 @@ def _jobs(text: str) -> int:
 
 
 def _output_paths_problem(args: argparse.Namespace) -> str | None:
-    """Why ``-o``, ``--depfile`` or ``--outputs-list`` cannot be written, checked before any work.
+    """Why ``-o``, ``--depfile`` or ``--outputs-list`` cannot be written (:mod:`.cli_paths`)."""
+    inputs = [
+        ("NATIVE_YAML", args.native_functions),
+        ("--tags", args.tags),
+        ("--derivatives", args.derivatives),
+        ("--deprecated", args.deprecated),
+        ("--select", args.select),
+    ]
+    return output_paths_problem(args.out, args.depfile, args.outputs_list, inputs)
 
-    Caught here, a bad path is a usage error that costs nothing; caught while
-    writing, the outputs would already be in place when the depfile failed.
-    """
-    existing = next((p for p in (args.out, *args.out.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        where = "" if existing == args.out else f" ('{existing}' is a file)"
-        return f"-o: '{args.out}' is not a directory{where}"
-    for option, path in (("--depfile", args.depfile), ("--outputs-list", args.outputs_list)):
-        if path is not None and path.is_dir():
-            return f"{option}: '{path}' is a directory, not a file"
-    return None
+
+def _tell(message: str) -> None:
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -296,6 +301,7 @@ def _compile(args: argparse.Namespace) -> int:
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
             late=late,
+            notify=_tell,
         )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
@@ -341,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _require_input(args.parser, args)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
+    previous_term = _terminate_as_interrupt()
     try:
         code: int = args.handler(args)
     except BrokenPipeError:  # output piped into `head`: not an error of ours
@@ -351,4 +358,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         count = len(error.diagnostics)
         sys.stderr.write(f"{count} error{'s' if count != 1 else ''}\n")
         return 1
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (below): clean-up ran on the way here
+        sys.stderr.write("schemac: interrupted\n")
+        return 130
+    except MemoryError:
+        sys.stderr.write("schemac: error: out of memory\n")
+        return 1
+    except RecursionError:
+        sys.stderr.write("schemac: error: the input is nested too deeply\n")
+        return 1
+    except OSError as error:  # what no narrower handler explained
+        sys.stderr.write(f"schemac: error: {error}\n")
+        return 1
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
     return code
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _terminate_as_interrupt() -> Callable[[int, FrameType | None], Any] | int | None:
+    """SIGTERM raises KeyboardInterrupt, so staging directories are removed as for Ctrl-C."""
+    try:
+        return signal.signal(signal.SIGTERM, _interrupt)
+    except ValueError:  # not the main thread (an embedding application's worker)
+        return None

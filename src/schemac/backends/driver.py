@@ -20,6 +20,8 @@ from schemac.backends.late_work import LateWork, run_late_inline, start_late_wor
 from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
+from schemac.backends.output.journal import recover
+from schemac.backends.output.lock import output_lock
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.ir.module import Module
 
@@ -140,6 +142,7 @@ def compile_to_directory(
     extra_inputs: Sequence[str] = (),
     jobs: int = 1,
     late: LateWork | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -155,7 +158,37 @@ def compile_to_directory(
     enough files for that to pay (:mod:`.output.background`), and the
     ``late`` passes, if any, run in a worker beside the backends that do not
     need them (Note [Late work]); the result is the same, byte for byte.
+
+    Unless ``dry_run``, everything from the first staged file to the depfile
+    happens under the lock on ``out_dir`` (Note [One writer per OUT]), after
+    finishing or discarding what an interrupted compile left there
+    (Note [The commit journal]).  ``notify`` receives the one-line messages
+    of both (a wait for the lock, a finished commit).
     """
+    if dry_run:
+        return _compile_locked(
+            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late
+        )
+    with output_lock(out_dir, notify):
+        message = recover(str(out_dir))
+        if message is not None and notify is not None:
+            notify(message)
+        return _compile_locked(
+            module, targets, out_dir, False, depfile, outputs_list, extra_inputs, jobs, late
+        )
+
+
+def _compile_locked(
+    module: Module,
+    targets: Sequence[str],
+    out_dir: Path,
+    dry_run: bool,
+    depfile: Path | None,
+    outputs_list: Path | None,
+    extra_inputs: Sequence[str],
+    jobs: int,
+    late: LateWork | None,
+) -> CompileResult:
     timings: list[tuple[str, float]] = []
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
