@@ -32,7 +32,7 @@ from schemac.cli_pipeline import (
     run_requested_passes,
 )
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import InputError, SchemacError, render_all
+from schemac.diagnostics import InputError, SchemacError, did_you_mean, printable, render_all
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
@@ -149,6 +149,10 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
         return 2
     module = run_requested_passes(args, load_inputs(args))
+    unknown = _unknown_operators(module, args.op)
+    if unknown is not None:
+        sys.stderr.write(f"schemac dump-ir: error: {printable(unknown)}\n")
+        return 1
     if args.after != AFTER_LOAD:
         if args.op:
             module = select_resolved(module, args.op)
@@ -162,6 +166,17 @@ def _dump_ir(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write("\n")
     return 0
+
+
+def _unknown_operators(module: Module, ops: Sequence[str]) -> str | None:
+    """Why ``--op`` names no operator of ``module`` (an empty dump would look like success)."""
+    names = {str(f.name) for f in module.functions} | {str(f.name.name) for f in module.functions}
+    missing = [op for op in ops if op not in names]
+    if not missing:
+        return None
+    hint = did_you_mean(missing[0], names)
+    listed = ", ".join(repr(op) for op in missing)
+    return f"--op {listed}: no such operator" + (f" ({hint})" if hint else "")
 
 
 # -- compile ---------------------------------------------------------------------
@@ -263,7 +278,7 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
 
 
 def _tell(message: str) -> None:
-    sys.stderr.write(message + "\n")
+    sys.stderr.write(printable(message) + "\n")
     sys.stderr.flush()
 
 
@@ -281,7 +296,7 @@ def _compile(args: argparse.Namespace) -> int:
     problem = _output_paths_problem(args)
     if problem is not None:
         args.parser.print_usage(sys.stderr)
-        sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
+        sys.stderr.write(f"{args.parser.prog}: error: {printable(problem)}\n")
         return 2
     from schemac.compile_plan import split_late_work
 
@@ -304,15 +319,15 @@ def _compile(args: argparse.Namespace) -> int:
             notify=_tell,
         )
     except OSError as error:
-        sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
+        sys.stderr.write(f"schemac: error: cannot write the outputs: {printable(str(error))}\n")
         return 1
     if args.time_passes:
         sys.stderr.write(pipeline.format_timings() + "\n" + result.format_timings() + "\n")
     report = result.report
     for line in report.lines():
         if args.dry_run or line.startswith("remove "):
-            print(line)
-    print(report.summary())
+            print(printable(line))
+    print(printable(report.summary()))
     return 0
 
 
@@ -368,7 +383,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("schemac: error: the input is nested too deeply\n")
         return 1
     except OSError as error:  # what no narrower handler explained
-        sys.stderr.write(f"schemac: error: {error}\n")
+        sys.stderr.write(f"schemac: error: {printable(str(error))}\n")
         return 1
     finally:
         if previous_term is not None:

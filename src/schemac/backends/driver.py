@@ -143,6 +143,8 @@ def compile_to_directory(
     jobs: int = 1,
     late: LateWork | None = None,
     notify: Callable[[str], None] | None = None,
+    before_commit: Callable[[], None] | None = None,
+    after_commit: Callable[[CompileResult], None] | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -163,7 +165,9 @@ def compile_to_directory(
     happens under the lock on ``out_dir`` (Note [One writer per OUT]), after
     finishing or discarding what an interrupted compile left there
     (Note [The commit journal]).  ``notify`` receives the one-line messages
-    of both (a wait for the lock, a finished commit).
+    of both (a wait for the lock, a finished commit).  ``before_commit`` and
+    ``after_commit`` run under that lock, right after recovery and after the
+    depfile (bookkeeping kept in step with OUT, such as a no-op fingerprint).
     """
     if dry_run:
         return _compile_locked(
@@ -173,9 +177,14 @@ def compile_to_directory(
         message = recover(str(out_dir))
         if message is not None and notify is not None:
             notify(message)
-        return _compile_locked(
+        if before_commit is not None:
+            before_commit()
+        result = _compile_locked(
             module, targets, out_dir, False, depfile, outputs_list, extra_inputs, jobs, late
         )
+        if after_commit is not None:
+            after_commit(result)
+        return result
 
 
 def _compile_locked(
