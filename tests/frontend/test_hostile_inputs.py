@@ -209,3 +209,134 @@ def test_an_interrupt_exits_130_with_one_line_and_leaves_nothing(
     assert (process.returncode, err) == (130, "schemac: interrupted\n")
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+# -- escaping and validation ---------------------------------------------------------------------
+_STR_DEFAULT = 'str mode="sum"'
+
+
+@pytest.mark.parametrize(
+    ("default", "message"),
+    [
+        ('"\\x"', "'\\x' in the string default"),
+        ('"\\u12"', "'\\u' in the string default"),
+        ('"\\0EVIL"', "holds a NUL character"),
+        ('"\\000"', "holds a NUL character"),
+        ('"a\u202eb"', "U+202E"),
+        ('"a\u0007b"', "U+0007"),
+    ],
+)
+def test_bad_string_defaults_fail_check_and_compile_at_the_default(
+    default: str, message: str, tmp_path: Path
+) -> None:
+    path = _edited(tmp_path, _STR_DEFAULT, f"str mode={default}")
+    text = path.read_text()
+    line = _line_of(text, "str mode=")
+    column = text.splitlines()[line - 1].index("mode=") + 1
+    for code, err in _both(path, tmp_path):
+        assert code == 1, err
+        assert f":{line}:" in err and message in err, err
+        assert _POSITION.search(err) is not None
+        assert not any(c in err for c in "\u202e\u0007"), repr(err)
+        assert f":{line}:{column}: " in err or f":{line}:" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_string_defaults_are_re_escaped_for_cpp(tmp_path: Path) -> None:
+    path = _edited(tmp_path, _STR_DEFAULT, 'str mode="a\\nb\\"c\\101\\\\"')
+    out = tmp_path / "out"
+    code, err = _run(["compile", str(path), "--tags", TAGS, "-t", "all", "-o", str(out)])
+    assert code == 0, err
+    header = (out / "ATen/ops/stack_weighted.h").read_text()
+    assert 'c10::string_view mode="a\\nb\\"cA\\\\"' in header, header
+
+
+def test_a_file_name_with_line_breaks_cannot_inject_code_through_banners(tmp_path: Path) -> None:
+    path = tmp_path / "x\n#error INJECTED\n.yaml"
+    path.write_text(TOY, encoding="utf-8")
+    out = tmp_path / "out"
+    code, err = _run(["compile", str(path), "--tags", TAGS, "-t", "all", "-o", str(out)])
+    assert code == 0, err
+    generated = [p for p in out.rglob("*") if p.is_file()]
+    assert len(generated) > 100
+    for file in generated:
+        text = file.read_text()
+        assert "\n#error INJECTED" not in text, file
+    assert "x\\x0a#error INJECTED\\x0a.yaml" in (out / "ATen/Functions.h").read_text()
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("toyops::scale_twice(", "class::scale_twice(", "'class' is a C++ keyword"),
+        ("python_module: special", "python_module: ../../EVIL", "is not a module name"),
+        ("python_module: special", 'python_module: "spe\\ncial"', "is not a module name"),
+        ("structured_inherits: TensorIteratorBase", "structured_inherits: A; B", "C++ class"),
+    ],
+)
+def test_names_that_reach_output_fail_check_as_they_fail_compile(
+    old: str, new: str, message: str, tmp_path: Path
+) -> None:
+    path = _edited(tmp_path, old, new)
+    line = _line_of(path.read_text(), new.split("(")[0].split(":")[0] if "::" in new else new)
+    for code, err in _both(path, tmp_path):
+        assert code == 1, err
+        assert message in err, err
+        assert f"native_functions.yaml:{line}:" in err, err
+
+
+def test_a_cpp_keyword_tag_fails_check_as_it_fails_compile(tmp_path: Path) -> None:
+    tags = tmp_path / "tags.yaml"
+    tags.write_text(Path(TAGS).read_text() + "- tag: class\n  desc: a keyword\n")
+    native = str(TOYOPS / "native_functions.yaml")
+    line = len(tags.read_text().splitlines()) - 1
+    for argv in (
+        ["check", native, "--tags", str(tags)],
+        ["compile", native, "--tags", str(tags), "-t", "all", "-o", str(tmp_path / "out")],
+    ):
+        code, err = _run(argv)
+        assert code == 1, err
+        assert f"tags.yaml:{line}:8: error: 'class' is a C++ keyword" in err, err
+
+
+@pytest.mark.torch
+def test_unknown_python_module_and_category_override_of_aten_operators(tmp_path: Path) -> None:
+    from schemac.frontend.loader import torch_yaml_paths
+
+    torch = torch_yaml_paths()
+    original = Path(torch.native_functions).read_text(encoding="utf-8")
+    path = tmp_path / "native_functions.yaml"
+    cases = [
+        ("python_module: special", "python_module: evil", "python_module 'evil' is not a module"),
+        ("category_override: factory", "category_override: ../EVIL", "unknown category_override"),
+    ]
+    for old, new, message in cases:
+        path.write_text(original.replace(old, new, 1), encoding="utf-8")
+        code, err = _run(["check", str(path), "--tags", str(torch.tags)])
+        assert code == 1
+        assert message in err, err
+        assert err.count(" error: ") == 1, err
+
+
+def test_independent_errors_in_three_files_in_one_run(tmp_path: Path) -> None:
+    native = _edited(
+        tmp_path, "structured_delegate: window_sum.out", "structured_delegate: window_sum.outt"
+    )
+    derivatives = tmp_path / "derivatives.yaml"
+    derivatives.write_text(
+        (TOYOPS / "derivatives.yaml")
+        .read_text()
+        .replace("self: grad * factor", "self: grad * facto", 1)
+    )
+    code, err = _run(["check", str(native), "--tags", TAGS, "--derivatives", str(derivatives)])
+    assert code == 1
+    assert "unknown name 'facto'" in err
+    assert "structured delegate 'window_sum.outt' of 'window_sum' does not exist" in err
+    tags = tmp_path / "tags.yaml"
+    tags.write_text(Path(TAGS).read_text() + "- tag: extra\n  bogus: 1\n")
+    bad_native = _edited(tmp_path, "variants: method\n", "variants: methd\n")
+    code, err = _run(
+        ["check", str(bad_native), "--tags", str(tags), "--derivatives", str(derivatives)]
+    )
+    assert code == 1
+    assert "unknown key 'bogus'" in err and "unknown variant 'methd'" in err, err
