@@ -185,6 +185,10 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else _escape_char(c) for c in text)
 
 
+#: Characters of a source line shown on each side of the marked text.
+_CONTEXT = 80
+
+
 def render(diag: Diagnostic, sources: Mapping[str, str] | None = None) -> str:
     """``file:line:col: error: message``, the source line, a caret, a hint."""
     lines = [_headline(diag)]
@@ -197,11 +201,19 @@ def render(diag: Diagnostic, sources: Mapping[str, str] | None = None) -> str:
             if diag.span.end_line == diag.span.line:
                 width = max(diag.span.end_column - diag.span.column, 1)
             width = min(width, max(len(raw) - diag.span.column + 1, 1))
-            # The caret moves with the escapes written before and inside it.
+            # The caret moves with the escapes written before and inside it; a
+            # long line (a huge scalar) is cut to a window around it.
             start = diag.span.column - 1
             before = printable(raw[:start])
             marked = printable(raw[start : start + width])
-            lines.append(f"  {printable(raw)}")
+            after = printable(raw[start + width :])
+            if len(before) > _CONTEXT:
+                before = "..." + before[-(_CONTEXT - 3) :]
+            if len(marked) > 2 * _CONTEXT:
+                marked, after = marked[: 2 * _CONTEXT], "..."
+            if len(after) > _CONTEXT:
+                after = after[: _CONTEXT - 3] + "..."
+            lines.append(f"  {before}{marked}{after}")
             lines.append("  " + " " * len(before) + "^" * max(len(marked), 1))
     if diag.hint:
         lines.append(printable(f"  hint: {diag.hint}"))
