@@ -14,13 +14,16 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "schemac"
 
 # Which top-level schemac packages each layer may import (see docs/architecture.md).
+# Release profiles sit beside the IR: every layer above reads them.
 ALLOWED_IMPORTS: dict[str, set[str]] = {
     "diagnostics": set(),
     "cachedir": set(),
+    "version": set(),
     "ir": {"diagnostics", "ir"},
-    "frontend": {"diagnostics", "cachedir", "ir", "frontend"},
-    "passes": {"diagnostics", "ir", "passes"},
-    "backends": {"diagnostics", "cachedir", "ir", "backends"},
+    "profiles": {"diagnostics", "ir", "profiles"},
+    "frontend": {"diagnostics", "cachedir", "ir", "profiles", "version", "frontend"},
+    "passes": {"diagnostics", "ir", "profiles", "passes"},
+    "backends": {"diagnostics", "cachedir", "ir", "profiles", "version", "backends"},
 }
 FORBIDDEN_EVERYWHERE = {"torch", "torchgen"}
 

@@ -31,13 +31,27 @@ from schemac.cli_pipeline import (
     register_passes_command,
     run_requested_passes,
 )
+from schemac.cli_release import (
+    TargetRelease,
+    add_release_arguments,
+    release_usage_error,
+    report_warnings,
+    target_release,
+)
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import InputError, SchemacError, did_you_mean, printable, render_all
+from schemac.diagnostics import (
+    InputError,
+    SchemacError,
+    count_text,
+    did_you_mean,
+    printable,
+    render_all,
+)
 from schemac.frontend.loader import load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
-from schemac.passes.manager import run_pipeline
+from schemac.passes.manager import PassManager
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -65,10 +79,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the YAML files of the installed torch package; "
         "paths given explicitly replace the corresponding file",
     )
+    add_release_arguments(parser)
 
 
-def load_inputs(args: argparse.Namespace) -> Module:
-    """The module named by :func:`add_input_arguments`' options."""
+def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
+    """The module named by :func:`add_input_arguments`' options, for ``target``."""
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
     if args.torch:
@@ -77,7 +92,7 @@ def load_inputs(args: argparse.Namespace) -> Module:
         tags = tags or paths.tags
         derivatives = derivatives or paths.derivatives
         deprecated = deprecated or paths.deprecated
-    return load_module(native, tags, derivatives, deprecated)
+    return load_module(native, tags, derivatives, deprecated, profile=target.profile)
 
 
 def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -100,18 +115,21 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
 
 
 def _check(args: argparse.Namespace) -> int:
-    module = load_inputs(args)
+    target = target_release(args)
+    module = load_inputs(args, target)
     # What compile would reject must fail check too: the passes' consistency
     # checks, then the names and defaults that must become C++.
-    resolved = run_pipeline(module).module
+    context = target.pass_context()
+    resolved = PassManager.default().run(context, module).module
     problems = cpp_name_diagnostics(resolved)
     if problems:
-        raise InputError(problems)
+        raise InputError([*problems, *context.warnings])
     print(
         f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
         f"{len(module.derivatives)} derivative entries, "
         f"{len(module.deprecated)} deprecated signatures"
     )
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -148,7 +166,9 @@ def _dump_ir(args: argparse.Namespace) -> int:
     if problem is not None:
         sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
         return 2
-    module = run_requested_passes(args, load_inputs(args))
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
+    module = run_requested_passes(args, load_inputs(args, target), context)
     unknown = _unknown_operators(module, args.op)
     if unknown is not None:
         sys.stderr.write(f"schemac dump-ir: error: {printable(unknown)}\n")
@@ -165,6 +185,7 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stdout.write(printer(module, spans=args.spans))
     if args.format == "json":
         sys.stdout.write("\n")
+    report_warnings(target, context.warnings, sys.stderr)
     return 0
 
 
@@ -285,7 +306,6 @@ def _tell(message: str) -> None:
 def _compile(args: argparse.Namespace) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
-    from schemac.passes.base import PassContext
 
     try:
         targets = parse_targets(args.targets)
@@ -300,10 +320,11 @@ def _compile(args: argparse.Namespace) -> int:
         return 2
     from schemac.compile_plan import split_late_work
 
-    context = PassContext(verify=args.verify)
+    target = target_release(args)
+    context = target.pass_context(verify=args.verify)
     # Passes only some backends need may run beside the others: Note [Late work].
     manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
-    pipeline = manager.run(context, load_inputs(args))
+    pipeline = manager.run(context, load_inputs(args, target))
     module = pipeline.module
     try:
         result = compile_to_directory(
@@ -317,6 +338,7 @@ def _compile(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             late=late,
             notify=_tell,
+            profile=target.profile,
         )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {printable(str(error))}\n")
@@ -328,6 +350,7 @@ def _compile(args: argparse.Namespace) -> int:
         if args.dry_run or line.startswith("remove "):
             print(printable(line))
     print(printable(report.summary()))
+    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
     return 0
 
 
@@ -360,6 +383,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if hasattr(args, "native_functions"):
             _require_input(args.parser, args)
+            problem = release_usage_error(args)
+            if problem is not None:
+                args.parser.error(problem)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
     previous_term = _terminate_as_interrupt()
@@ -370,8 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except SchemacError as error:
         sys.stderr.write(render_all(error.diagnostics) + "\n")
-        count = len(error.diagnostics)
-        sys.stderr.write(f"{count} error{'s' if count != 1 else ''}\n")
+        sys.stderr.write(count_text(error.diagnostics) + "\n")
         return 1
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (below): clean-up ran on the way here
         sys.stderr.write("schemac: interrupted\n")

@@ -48,12 +48,15 @@ def pipeline_usage_error(args: argparse.Namespace) -> str | None:
     return None
 
 
-def run_requested_passes(args: argparse.Namespace, module: Module) -> Module:
+def run_requested_passes(
+    args: argparse.Namespace, module: Module, context: PassContext | None = None
+) -> Module:
     """Run the pipeline as the options ask (check :func:`pipeline_usage_error` first)."""
     if args.after == AFTER_LOAD:
         return module
     manager = with_selection(PassManager.default(), getattr(args, "select", None))
-    result = manager.run(PassContext(verify=args.verify), module, stop_after=args.after)
+    context = PassContext(verify=args.verify) if context is None else context
+    result = manager.run(context, module, stop_after=args.after)
     if args.time_passes:
         sys.stderr.write(result.format_timings() + "\n")
     return result.module

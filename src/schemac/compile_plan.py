@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from schemac.backends.late_work import LateWork
 from schemac.backends.registry import backends_for
+from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager
@@ -41,8 +42,12 @@ def split_late_work(
         return manager, None
     late_manager = PassManager(late_passes)
 
-    def run_passes(module: Module) -> tuple[Module, tuple[tuple[str, float], ...]]:
+    def run_passes(
+        module: Module,
+    ) -> tuple[Module, tuple[tuple[str, float], ...], tuple[Diagnostic, ...]]:
+        before = len(context.warnings)
         result = late_manager.run(context, module)
-        return result.module, tuple((t.name, t.seconds) for t in result.timings)
+        timings = tuple((t.name, t.seconds) for t in result.timings)
+        return result.module, timings, tuple(context.warnings[before:])
 
     return PassManager(early), LateWork(run_passes, late_manager.names(), late_backends)

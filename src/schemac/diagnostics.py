@@ -95,6 +95,16 @@ class Diagnostic:
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.span.file, self.span.line, self.span.column, self.message)
 
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def as_error(self) -> Diagnostic:
+        """This diagnostic with error severity (``--Werror``)."""
+        if self.severity is Severity.ERROR:
+            return self
+        return attrs.evolve(self, severity=Severity.ERROR, message=f"{self.message} [-Werror]")
+
 
 class SchemacError(Exception):
     """Raised for any invalid input; carries every diagnostic found.
@@ -113,6 +123,14 @@ class SchemacError(Exception):
     @property
     def span(self) -> Span:
         return self.diagnostics[0].span
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.is_error)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity is Severity.WARNING)
 
     def render(self, sources: Mapping[str, str] | None = None) -> str:
         return render_all(self.diagnostics, sources)
@@ -135,31 +153,56 @@ class PassError(SchemacError):
 
 
 class DiagnosticSink:
-    """Collects diagnostics during one stage; raises them together at the end."""
+    """Collects diagnostics during one stage; raises them together at the end.
+
+    Warnings are collected beside errors: they travel with the errors when
+    the stage fails (so a run shows both), and are otherwise handed on by the
+    stage (``warnings``) for the caller to print.  Truthiness and
+    :meth:`raise_if_any` consider errors only.
+    """
 
     def __init__(self) -> None:
         self._items: list[Diagnostic] = []
+        self._warnings: list[Diagnostic] = []
 
     def error(self, span: Span, message: str, hint: str | None = None) -> None:
         self._items.append(Diagnostic(span, message, hint))
 
+    def warning(self, span: Span, message: str, hint: str | None = None) -> None:
+        self._warnings.append(Diagnostic(span, message, hint, Severity.WARNING))
+
     def extend(self, diagnostics: Iterable[Diagnostic]) -> None:
-        self._items.extend(diagnostics)
+        for diagnostic in diagnostics:
+            (self._items if diagnostic.is_error else self._warnings).append(diagnostic)
 
     def __bool__(self) -> bool:
         return bool(self._items)
 
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The errors (see :attr:`warnings`)."""
         return tuple(self._items)
 
-    def raise_if_any(self, error_type: type[SchemacError] = InputError) -> None:
-        if self._items:
-            raise error_type(self._items)
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return tuple(self._warnings)
+
+    def raise_if_any(
+        self, error_type: type[SchemacError] = InputError, *, werror: bool = False
+    ) -> None:
+        """Raise the errors (and the warnings beside them) if there are any.
+
+        With ``werror`` the warnings count as errors.
+        """
+        warnings = [w.as_error() for w in self._warnings] if werror else self._warnings
+        if self._items or (werror and warnings):
+            raise error_type([*self._items, *warnings])
 
 
 def _headline(diag: Diagnostic) -> str:
-    return printable(f"{diag.span}: {diag.severity.value}: {diag.message}")
+    # A span without a line (the command line, a missing torch) names only its "file".
+    where = diag.span if diag.span.line >= 1 else diag.span.file
+    return printable(f"{where}: {diag.severity.value}: {diag.message}")
 
 
 def _escape_char(char: str) -> str:
@@ -259,6 +302,19 @@ def _read_source(file: str) -> str | None:
     finally:
         os.close(handle)
     return data.decode("utf-8", errors="replace")
+
+
+def count_text(diagnostics: Iterable[Diagnostic]) -> str:
+    """``"3 errors"``, ``"1 error, 2 warnings"``, ``"1 warning"``: the closing line of a run."""
+    items = list(diagnostics)
+    errors = sum(1 for d in items if d.is_error)
+    warnings = sum(1 for d in items if d.severity is Severity.WARNING)
+    parts = []
+    if errors or not warnings:
+        parts.append(f"{errors} error{'s' if errors != 1 else ''}")
+    if warnings:
+        parts.append(f"{warnings} warning{'s' if warnings != 1 else ''}")
+    return ", ".join(parts)
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str | None:

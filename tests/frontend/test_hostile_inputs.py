@@ -179,7 +179,7 @@ def test_dump_ir_of_an_unknown_operator_is_an_error() -> None:
 def test_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     import schemac.cli
 
-    def exhausted(args: object) -> object:
+    def exhausted(*args: object) -> object:
         raise MemoryError
 
     monkeypatch.setattr(schemac.cli, "load_inputs", exhausted)

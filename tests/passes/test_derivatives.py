@@ -14,9 +14,17 @@ import pytest
 from schemac.diagnostics import Diagnostic, PassError
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
-from schemac.passes.base import PassContext
+from schemac.passes.base import HelperNames, PassContext
 from schemac.passes.derivatives import MatchDerivatives
-from schemac.passes.manager import run_pipeline
+from schemac.passes.manager import PassManager, run_pipeline
+from schemac.profiles import reference_profile
+
+
+def _strict() -> PassContext:
+    """As when the target's headers were read: an unknown helper is an error."""
+    names = reference_profile().names("autograd_helpers")
+    return PassContext(helpers=HelperNames.of(names, authoritative=True))
+
 
 NATIVE = """\
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -67,7 +75,8 @@ def _module(tmp_path: Path, derivatives: str) -> Module:
 
 
 def _run(tmp_path: Path, derivatives: str) -> Module:
-    return run_pipeline(_module(tmp_path, derivatives), stop_after="match-derivatives").module
+    module = _module(tmp_path, derivatives)
+    return PassManager.default().run(_strict(), module, stop_after="match-derivatives").module
 
 
 def _errors(tmp_path: Path, derivatives: str) -> list[Diagnostic]:
@@ -178,9 +187,9 @@ def test_extra_helpers_option(tmp_path: Path) -> None:
     module = _module(tmp_path, text)
     module = run_pipeline(module, stop_after="autogen-variants").module
     with pytest.raises(PassError):
-        MatchDerivatives().run(PassContext(), module)
+        MatchDerivatives().run(_strict(), module)
     extended = MatchDerivatives(extra_helpers=frozenset({"my_neg_backward"}))
-    result = extended.run(PassContext(), module)
+    result = extended.run(_strict(), module)
     assert result.autograd.functions[0].infos[0].node == "NegBackward0"
 
 

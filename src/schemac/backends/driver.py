@@ -23,7 +23,9 @@ from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 
 def emit_targets(
@@ -34,6 +36,8 @@ def emit_targets(
     parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
     on_file: Callable[[GeneratedFile], None] | None = None,
+    profile: ReleaseProfile | None = None,
+    warnings: list[Diagnostic] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -46,11 +50,15 @@ def emit_targets(
     while the other backends emit here, and without late work the backends
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
-    its path was accepted.
+    its path was accepted.  ``profile``: the target release's (the reference
+    release's when not given).  ``warnings``, if given, receives what the late
+    passes warned about in the worker (in one process they go to the passes'
+    own context).
     """
+    profile = reference_profile() if profile is None else profile
     if late is not None and not (parallel and can_fork()):
         module, late = run_late_inline(module, late, timings), None
-    worker = None if late is None else start_late_worker(module, late, targets)
+    worker = None if late is None else start_late_worker(module, late, targets, profile)
     try:
         if worker is None:
             check_cpp_names(module)
@@ -59,7 +67,7 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
-        _emit_here(module, targets, late, split, output, timings, on_file)
+        _emit_here(module, targets, late, split, output, timings, on_file, profile)
     except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
@@ -77,6 +85,8 @@ def emit_targets(
                 on_file(file)
         if timings is not None:
             timings.extend(done.timings)
+        if warnings is not None:
+            warnings.extend(done.warnings)
     return output.files()
 
 
@@ -88,13 +98,14 @@ def _emit_here(
     output: OutputSet,
     timings: list[tuple[str, float]] | None,
     on_file: Callable[[GeneratedFile], None] | None,
+    profile: ReleaseProfile,
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo, parallel=parallel)
+        options = EmitOptions(target=target, memo=memo, parallel=parallel, profile=profile)
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
@@ -123,6 +134,8 @@ class CompileResult:
     report: CommitReport
     #: ``(target, seconds)`` of every target's emission, then ``("write", seconds)``.
     timings: tuple[tuple[str, float], ...] = ()
+    #: Warnings of passes that ran in a worker process (Note [Late work]).
+    warnings: tuple[Diagnostic, ...] = ()
 
     def format_timings(self) -> str:
         width = max((len(name) for name, _ in self.timings), default=5)
@@ -145,6 +158,7 @@ def compile_to_directory(
     notify: Callable[[str], None] | None = None,
     before_commit: Callable[[], None] | None = None,
     after_commit: Callable[[CompileResult], None] | None = None,
+    profile: ReleaseProfile | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -171,7 +185,7 @@ def compile_to_directory(
     """
     if dry_run:
         return _compile_locked(
-            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late
+            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late, profile
         )
     with output_lock(out_dir, notify):
         message = recover(str(out_dir))
@@ -180,7 +194,16 @@ def compile_to_directory(
         if before_commit is not None:
             before_commit()
         result = _compile_locked(
-            module, targets, out_dir, False, depfile, outputs_list, extra_inputs, jobs, late
+            module,
+            targets,
+            out_dir,
+            False,
+            depfile,
+            outputs_list,
+            extra_inputs,
+            jobs,
+            late,
+            profile,
         )
         if after_commit is not None:
             after_commit(result)
@@ -197,8 +220,10 @@ def _compile_locked(
     extra_inputs: Sequence[str],
     jobs: int,
     late: LateWork | None,
+    profile: ReleaseProfile | None,
 ) -> CompileResult:
     timings: list[tuple[str, float]] = []
+    warnings: list[Diagnostic] = []
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
         files = emit_targets(
@@ -208,6 +233,8 @@ def _compile_locked(
             parallel=jobs > 1,
             timings=timings,
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
+            profile=profile,
+            warnings=warnings,
         )
         start = time.perf_counter()
         staged = None if helper is None else helper.result()
@@ -215,9 +242,11 @@ def _compile_locked(
         if helper is not None:
             helper.discard()
         raise
-    report = commit(files, out_dir, targets=targets, dry_run=dry_run, staged=staged)
+    report = commit(
+        files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
+    )
     timings.append(("write", time.perf_counter() - start))
-    result = CompileResult(files, report, tuple(timings))
+    result = CompileResult(files, report, tuple(timings), tuple(warnings))
     if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]

@@ -39,12 +39,16 @@ from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
-#: Runs the late passes on a module: the module after them, and the
-#: ``(pass name, seconds)`` of each.  Made by :func:`schemac.compile_plan.split_late_work`
-#: (backends do not import passes).
-LatePasses = Callable[[Module], tuple[Module, tuple[tuple[str, float], ...]]]
+#: Runs the late passes on a module: the module after them, the
+#: ``(pass name, seconds)`` of each and the warnings they reported.  Made by
+#: :func:`schemac.compile_plan.split_late_work` (backends do not import passes).
+LatePasses = Callable[
+    [Module], tuple[Module, tuple[tuple[str, float], ...], tuple[Diagnostic, ...]]
+]
 
 
 @attrs.frozen
@@ -61,7 +65,8 @@ def run_late_inline(
     module: Module, late: LateWork, timings: list[tuple[str, float]] | None = None
 ) -> Module:
     """The late passes in this process (``-j 1``, or no ``os.fork``); ``timings`` gets theirs."""
-    module, pass_timings = late.run_passes(module)
+    # The warnings are in the caller's pass context already (same process).
+    module, pass_timings, _warnings = late.run_passes(module)
     if timings is not None:
         timings.extend(pass_timings)
     return module
@@ -74,11 +79,18 @@ class LateResult:
     files: tuple[GeneratedFile, ...]
     #: ``(pass name, seconds)`` of the late passes, then ``(target, seconds)`` of its emission.
     timings: tuple[tuple[str, float], ...]
+    #: What the late passes warned about (the worker's pass context is its own copy).
+    warnings: tuple[Diagnostic, ...] = ()
 
 
-def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateResult:
+def emit_late(
+    module: Module,
+    late: LateWork,
+    targets: Sequence[str],
+    profile: ReleaseProfile | None = None,
+) -> LateResult:
     """Run the late passes, check the C++ names, emit the late backends (in the worker)."""
-    module, pass_timings = late.run_passes(module)
+    module, pass_timings, warnings = late.run_passes(module)
     timings = [(f"{name} (worker)", seconds) for name, seconds in pass_timings]
     # The names every backend prints, checked here and not in the main process
     # (emit_targets), after the late passes as in a run in one process.
@@ -87,19 +99,24 @@ def emit_late(module: Module, late: LateWork, targets: Sequence[str]) -> LateRes
     memo = RunMemo()
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo)
+        options = EmitOptions(
+            target=target, memo=memo, profile=reference_profile() if profile is None else profile
+        )
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:
             for file in entry.load().emit(module, options):
                 files.append(GeneratedFile(file.path, file.text, target, file.span))
         if entries:
             timings.append((f"{target} (worker)", time.perf_counter() - start))
-    return LateResult(tuple(files), tuple(timings))
+    return LateResult(tuple(files), tuple(timings), warnings)
 
 
 def start_late_worker(
-    module: Module, late: LateWork, targets: Sequence[str]
+    module: Module,
+    late: LateWork,
+    targets: Sequence[str],
+    profile: ReleaseProfile | None = None,
 ) -> ForkedCall[LateResult]:
     """:func:`emit_late` in a forked process; its ``raise_if_failed`` gives the
     late passes' errors precedence, as a run in one process would."""
-    return ForkedCall(lambda: emit_late(module, late, targets), "the late passes")
+    return ForkedCall(lambda: emit_late(module, late, targets, profile), "the late passes")

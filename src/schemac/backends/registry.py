@@ -24,6 +24,7 @@ import attrs
 
 from schemac.backends.output.files import GeneratedFile
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 
 @attrs.frozen
@@ -95,6 +96,9 @@ class EmitOptions:
     #: (:class:`~schemac.backends.forked.ForkedCall`): ``compile -j 2`` or more,
     #: where ``os.fork`` exists and no other worker of this compile is running.
     parallel: bool = False
+    #: The target release's policy: emitters ask it for named behaviours
+    #: (Note [Release profiles]); never compare version numbers.
+    profile: ReleaseProfile = attrs.field(factory=reference_profile, repr=False)
 
 
 class Backend(Protocol):

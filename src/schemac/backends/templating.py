@@ -49,7 +49,7 @@ from typing import Any
 
 import attrs
 
-from schemac.backends.output.files import generated_banner
+from schemac.backends.output.files import Provenance, generated_banner
 from schemac.cachedir import cache_subdir, content_key
 from schemac.ir.module import Module
 
@@ -88,8 +88,8 @@ import mako  # noqa: E402  (after _import_mako, which decides how Mako is first 
 from mako.exceptions import TopLevelLookupException  # noqa: E402
 
 
-def module_sources(module: Module, *, derivatives: bool = False) -> tuple[str, ...]:
-    """The input files an output of ``module`` depends on, for its banner.
+def module_sources(module: Module, *, derivatives: bool = False) -> Provenance:
+    """The input files an output of ``module`` depends on, and its release, for its banner.
 
     Native functions and tags always; derivatives and deprecated signatures
     only for outputs that read them (``derivatives=True``).
@@ -98,7 +98,12 @@ def module_sources(module: Module, *, derivatives: bool = False) -> tuple[str, .
     files = [src.native_functions, src.tags]
     if derivatives:
         files += [src.derivatives, src.deprecated]
-    return tuple(f for f in files if f)
+    return Provenance(tuple(f for f in files if f), module.release)
+
+
+def native_sources(module: Module) -> Provenance:
+    """Only native_functions.yaml (and the release): registration files read nothing else."""
+    return Provenance((module.sources.native_functions,), module.release)
 
 
 def template_dir(package: str) -> Path:

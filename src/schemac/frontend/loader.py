@@ -16,6 +16,7 @@ from schemac.diagnostics import DiagnosticSink, InputError
 from schemac.frontend.deprecated_loader import load_deprecated
 from schemac.frontend.derivatives_loader import load_derivatives
 from schemac.frontend.native_loader import load_native_functions
+from schemac.frontend.release_checks import check_release_vocabulary
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.tags_loader import load_tags
 from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
@@ -24,6 +25,7 @@ from schemac.ir.collector import building_ir
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.module import Module, SourceFiles
 from schemac.ir.tags import TagDefinition
+from schemac.profiles import ReleaseProfile, reference_profile
 
 __all__ = ["InputError", "TorchYamlPaths", "load_module", "load_torch_module", "torch_yaml_paths"]
 
@@ -35,12 +37,24 @@ def load_module(
     tags: PathLike | None = None,
     derivatives: PathLike | None = None,
     deprecated: PathLike | None = None,
+    *,
+    profile: ReleaseProfile | None = None,
 ) -> Module:
-    """Load and check the given files; raise InputError listing every problem."""
+    """Load and check the given files; raise InputError listing every problem.
+
+    ``profile``: the target release, which decides the base types and
+    dispatch keys the files may use (the reference release's by default).
+    """
     # The collector is paused while the IR is built and the module moved to
     # its oldest generation afterwards: see schemac.ir.collector.
     with building_ir():
-        return _load(native_functions, tags, derivatives, deprecated)
+        return _load(
+            native_functions,
+            tags,
+            derivatives,
+            deprecated,
+            reference_profile() if profile is None else profile,
+        )
 
 
 def _load(
@@ -48,6 +62,7 @@ def _load(
     tags: PathLike | None,
     derivatives: PathLike | None,
     deprecated: PathLike | None,
+    profile: ReleaseProfile,
 ) -> Module:
     sink = DiagnosticSink()
     parser = SchemaParser()
@@ -66,6 +81,7 @@ def _load(
     errors_before = len(sink.diagnostics)
     functions = load_native_functions(native_doc, parser, valid_tags, sink) if native_doc else ()
     natives_clean = native_doc is not None and len(sink.diagnostics) == errors_before
+    check_release_vocabulary(functions, profile, sink)
 
     derivative_entries: tuple[DerivativeEntry, ...] = ()
     if derivatives is not None:
@@ -96,10 +112,13 @@ def _load(
         tags=tag_defs,
         derivatives=derivative_entries,
         deprecated=deprecated_signatures,
+        release=profile.release,
     )
 
 
-def load_torch_module(*, derivatives: bool = True, deprecated: bool = True) -> Module:
+def load_torch_module(
+    *, derivatives: bool = True, deprecated: bool = True, profile: ReleaseProfile | None = None
+) -> Module:
     """The module of the installed torch's own YAML files."""
     paths = torch_yaml_paths()
     return load_module(
@@ -107,4 +126,5 @@ def load_torch_module(*, derivatives: bool = True, deprecated: bool = True) -> M
         paths.tags,
         paths.derivatives if derivatives else None,
         paths.deprecated if deprecated else None,
+        profile=profile,
     )

@@ -64,6 +64,9 @@ class Module:
     autograd: AutogradTable = attrs.field(factory=AutogradTable)
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
+    #: The PyTorch release the module was loaded for (``"2.13"``, ``"generic"``;
+    #: Note [Release profiles]); None for a module built by hand.
+    release: str | None = None
 
     # The name index is a plain attribute, not a field (hence no slots): the
     # generic IR printer walks the fields and must not print it.  It is built

@@ -21,6 +21,9 @@ class BaseTy(enum.Enum):
     ScalarType = "ScalarType"
     Tensor = "Tensor"
     int = "int"
+    #: Named-tensor dimension names: in the format, but only some releases
+    #: have them (the profile's ``base_types`` decides; 2.12 and older).
+    Dimname = "Dimname"
     DimVector = "DimVector"
     float = "float"
     str = "str"

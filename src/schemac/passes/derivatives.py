@@ -30,18 +30,26 @@ from schemac.diagnostics import DiagnosticSink, PassError
 from schemac.ir.autograd import AutogradTable, FunctionAutograd
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
-from schemac.passes.base import Pass, PassContext
+from schemac.passes.base import HelperNames, Pass, PassContext
 from schemac.passes.derivatives_entries import add_view_copy_infos, load_entries
 from schemac.passes.derivatives_formulas import FormulaScope
 from schemac.passes.derivatives_match import Matcher, match_function
 from schemac.passes.derivatives_signature import FamilyKey
-from schemac.passes.derivatives_vocabulary import AUTOGRAD_HELPERS, CPP_TYPES
+from schemac.passes.derivatives_vocabulary import CPP_TYPES
 
 
 def formula_scope(
-    functions: tuple[NativeFunction, ...], extra_helpers: frozenset[str]
+    functions: tuple[NativeFunction, ...],
+    extra_helpers: frozenset[str],
+    helpers: HelperNames | None = None,
 ) -> FormulaScope:
-    """Every unqualified function a formula may call in this module."""
+    """Every unqualified function a formula may call in this module.
+
+    ``helpers``: the autograd helpers of the target (the reference release's
+    profile list when not given, as not authoritative).
+    """
+    if helpers is None:
+        helpers = PassContext().helper_names()
     operators: set[str] = set()
     # Overloads share their base name object (the parser shares them), so each
     # distinct one is spelled once.
@@ -49,8 +57,8 @@ def formula_scope(
         name = base.unqualified
         plain = name.rstrip("_")
         operators.update((name, plain, f"{name}_symint", f"{plain}_symint"))
-    operators.update(AUTOGRAD_HELPERS, CPP_TYPES, extra_helpers)
-    return FormulaScope(frozenset(operators))
+    operators.update(helpers.names, CPP_TYPES, extra_helpers)
+    return FormulaScope(frozenset(operators), helpers.authoritative, helpers.origin)
 
 
 @attrs.frozen
@@ -67,7 +75,7 @@ class MatchDerivatives(Pass):
 
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
-        scope = formula_scope(module.functions, self.extra_helpers)
+        scope = formula_scope(module.functions, self.extra_helpers, ctx.helper_names())
         # One list, in function order: every step walks the functions in order,
         # so no step needs to look keys up by name.
         functions = module.functions
@@ -84,6 +92,6 @@ class MatchDerivatives(Pass):
             found = match_function(f, key, matcher, sink)
             if found is not None:
                 matched.append(found)
-        sink.raise_if_any(PassError)
+        ctx.finish(sink, PassError)
         # Module.evolve: the functions are unchanged, so is their name index.
         return module.evolve(autograd=AutogradTable(tuple(matched), used_keys))

@@ -66,6 +66,12 @@ class FormulaScope:
     """What a formula may call: helpers and operator names (built once per run)."""
 
     callables: frozenset[str]
+    #: The helper names are the target's own (read from its headers or a names
+    #: file): a call to anything else is an error.  Otherwise they are the
+    #: release profile's list, and an unknown call only a warning.
+    strict: bool = True
+    #: Where the helper names came from, for the hint of an unknown call.
+    origin: str = ""
     #: Per run: a variable name -> its spelled-out saved properties (``self_sym_sizes``,
     #: ...).  Keys name the same few hundred variables again and again.
     _saved_names: dict[str, frozenset[str]] = attrs.field(
@@ -309,9 +315,18 @@ def _check_names(
                 continue
             message = f"call to unknown function '{name.name}' in a derivative formula"
             hint = did_you_mean(name.name, scope.callables) or (
-                "formulas may call ATen operators and autograd helpers; pass extra "
-                "helpers to the pass as 'extra_helpers'"
+                "formulas may call ATen operators and autograd helpers; declare other "
+                "helpers in a header given with --formula-helpers"
             )
+            if not scope.strict:
+                # Not the target's headers: the name may well exist there.
+                known_from = f" (helpers known from {scope.origin})" if scope.origin else ""
+                sink.warning(
+                    text_span(formula, name.offset, len(name.name)),
+                    message + known_from,
+                    hint,
+                )
+                continue
         else:
             if known:
                 continue

@@ -4,6 +4,9 @@ The loader checks what an entry says on its own (types of values, known tags
 and keys).  These rules need the resolved tags or the set of all operator
 names, or they are conventions of PyTorch's code generator rather than of the
 file format; each is the same rule PyTorch asserts, reported with a position.
+Where a release changed a rule (the randomness heuristic, the operators
+allowed a keyword as argument name), the rule's data is the target release's
+profile (:class:`FunctionRules`).
 """
 
 from __future__ import annotations
@@ -11,24 +14,40 @@ from __future__ import annotations
 import keyword
 from collections.abc import Callable, Collection, Iterable
 
+import attrs
+
 from schemac.diagnostics import DiagnosticSink, Span
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import DeviceCheck, NativeFunction, Variant
 from schemac.ir.schema import Argument
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
+from schemac.profiles import ReleaseProfile
 
 #: keyword.iskeyword's set, looked up directly (one test per argument of every function).
 _KEYWORDS = frozenset(keyword.kwlist)
 
-#: Existing operators whose argument names are Python keywords; the Python
-#: bindings special-case exactly these, so new ones are errors.
-KEYWORD_ARGUMENT_EXCEPTIONS = frozenset(
-    {
-        ("_has_compatible_shallow_copy_type", "from"),
-        ("random_.from", "from"),
-        ("uniform_", "from"),
-    }
-)
+
+@attrs.frozen
+class FunctionRules:
+    """The release-dependent data of the rules below, from a release profile."""
+
+    #: ``(operator, argument)`` pairs whose argument may be a Python keyword:
+    #: the Python bindings special-case exactly these, so new ones are errors.
+    keyword_exceptions: frozenset[tuple[str, str]]
+    #: Substrings that keep a name containing "rand" from looking random.
+    random_exemptions: tuple[str, ...]
+    #: Base names of dropout operators that are not random.
+    dropout_not_random: frozenset[str]
+
+    @classmethod
+    def of(cls, profile: ReleaseProfile) -> FunctionRules:
+        pairs = (item.partition(":") for item in profile.ordered("keyword_argument_exceptions"))
+        return cls(
+            frozenset((op, arg) for op, _, arg in pairs),
+            profile.ordered("random_name_exemptions"),
+            profile.names("dropout_not_random"),
+        )
+
 
 #: In-place views that have no out-of-place view twin by design.
 #: See Note [resize_ in Functionalization] in PyTorch.
@@ -43,6 +62,7 @@ def check_function(
     f: NativeFunction,
     base_names: Callable[[], Collection[BaseOperatorName]],
     sink: DiagnosticSink,
+    rules: FunctionRules,
 ) -> None:
     """``base_names``: every operator's base name, asked for only when a rule needs it
     (rarely: collecting them costs more than all the rules that run on every function)."""
@@ -78,18 +98,13 @@ def check_function(
     mentions_dropout = "dropout" in name
     for arg in arguments.flat_all:
         arg_name = arg.name
-        if arg_name in _KEYWORDS and (name, arg_name) not in KEYWORD_ARGUMENT_EXCEPTIONS:
+        if arg_name in _KEYWORDS and (name, arg_name) not in rules.keyword_exceptions:
             keyword_args.append(arg)
         if not mentions_dropout and "dropout" in arg_name:
             mentions_dropout = True
     # The heuristic matters only without the tag.  Out arguments do not count
     # as Generators, as in PyTorch's heuristic; "rand" decides alone.
-    if "nondeterministic_seeded" not in f.tags and _looks_random(
-        f,
-        name,
-        mentions_dropout,
-        "rand" not in name and any_of_base(arguments.flat_non_out, BaseTy.Generator),
-    ):
+    if "nondeterministic_seeded" not in f.tags and _looks_random(f, name, mentions_dropout, rules):
         sink.error(
             first_span(f, "tags", "func"),
             f"'{name}' looks random but lacks the 'nondeterministic_seeded' tag",
@@ -134,20 +149,24 @@ def first_span(f: NativeFunction, *fields: str) -> Span:
 
 
 def _looks_random(
-    f: NativeFunction, name: str, mentions_dropout: bool, takes_generator: bool
+    f: NativeFunction, name: str, mentions_dropout: bool, rules: FunctionRules
 ) -> bool:
     """PyTorch's heuristic for operators that consume random state.
 
     ``name``: ``str(f.name)``; ``mentions_dropout``: whether it or an argument's
-    name contains "dropout"; ``takes_generator``: whether a non-out argument
-    is a Generator (:func:`is_generator`).
+    name contains "dropout".  A name with "rand" decides alone, unless the
+    release exempts it (``_philox_`` names since 2.15, from ``rules``); then,
+    as for any name, taking a Generator (not as an out argument) or being a
+    forward dropout does.
     """
-    if "rand" in name or takes_generator:
+    if "rand" in name and not any(part in name for part in rules.random_exemptions):
+        return True
+    if any_of_base(f.func.arguments.flat_non_out, BaseTy.Generator):
         return True
     return (
         mentions_dropout
         and "backward" not in name
-        and str(f.func.name.name) != "_cudnn_init_dropout_state"
+        and str(f.func.name.name) not in rules.dropout_not_random
     )
 
 

@@ -45,7 +45,7 @@ from schemac.ir.resolved import DEFAULT_KERNEL_NAMESPACE, DispatchTable, Kernel,
 from schemac.ir.schema import FunctionSchema
 from schemac.ir.types import BaseTy, Type, is_like
 from schemac.passes.base import Pass, PassContext
-from schemac.passes.function_checks import check_function
+from schemac.passes.function_checks import FunctionRules, check_function
 
 _SUPPORTED_KEYS = frozenset(CODEGEN_DISPATCH_KEYS)
 #: COMPOSITE_KEYS as a set: every key of every table is looked up in it.
@@ -95,12 +95,13 @@ class ResolveDispatch(Pass):
             return all_base_names[0]
 
         implicit = _ImplicitTags(defined_tags)
+        rules = FunctionRules.of(ctx.profile)
         for f in module.functions:
             f = implicit.add(f)
-            check_function(f, base_names, sink)
+            check_function(f, base_names, sink, rules)
             functions.append(f)
             resolutions.append((f.func.name, resolve_function(f, sink)))
-        sink.raise_if_any(PassError)
+        ctx.finish(sink, PassError)
         return attrs.evolve(module, functions=tuple(functions), resolutions=FrozenMap(resolutions))
 
 

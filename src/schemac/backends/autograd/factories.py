@@ -18,7 +18,7 @@ import attrs
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.cpp_api import CppSignature, cpp_signature, has_symint
 from schemac.backends.aten.signatures.naming import cpp_name
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction, Variant
@@ -88,7 +88,7 @@ def factories_view(module: Module) -> FactoriesView:
 
 
 def factories_files(
-    templates: Templates, module: Module, sources: tuple[str, ...], directory: str
+    templates: Templates, module: Module, sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
     text = templates.render("variable_factories.h.mako", factories_view(module), sources=sources)
     yield GeneratedFile(f"{directory}/variable_factories.h", text)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.autograd.nodes import NodeView
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
 
 
@@ -19,7 +19,7 @@ class FunctionsView:
 
 
 def functions_files(
-    templates: Templates, nodes: tuple[NodeView, ...], sources: tuple[str, ...], directory: str
+    templates: Templates, nodes: tuple[NodeView, ...], sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
     view = FunctionsView(list(nodes))
     texts = [templates.render(f"{name}.mako", view, sources=sources) for name in _FILES]

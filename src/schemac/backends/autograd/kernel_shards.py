@@ -21,7 +21,7 @@ from schemac.backends.autograd.kernel_texts import (
     registrations_by_library,
 )
 from schemac.backends.autograd.operators import OperatorPlan
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
 
@@ -67,7 +67,7 @@ def kernel_shard_files(
     family: KernelFamily,
     templates: Templates,
     chosen: tuple[OperatorPlan, ...],
-    sources: tuple[str, ...],
+    sources: Provenance,
     directory: str,
 ) -> Iterator[GeneratedFile]:
     files = ShardedFile(f"{directory}/{family.stem}.cpp", family.shards)

@@ -19,7 +19,7 @@ from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_files
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.policy import DONT_RECORD_TRACE
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
 from schemac.ir.schema import SchemaKind
 from schemac.ir.types import BaseTy, base_of, is_like
@@ -154,7 +154,7 @@ TRACE_FILES = KernelFamily(
 
 
 def trace_files(
-    templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
+    templates: Templates, plans: tuple[OperatorPlan, ...], sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
     chosen = tuple(p for p in plans if p.is_traced)
     return kernel_shard_files(TRACE_FILES, templates, chosen, sources, directory)

@@ -18,7 +18,7 @@ import attrs
 from schemac.backends.autograd.kernel_texts import kernel_texts
 from schemac.backends.autograd.kernels import kernel_view
 from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
@@ -75,7 +75,7 @@ def _shard_view(
 
 
 def variable_type_files(
-    templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
+    templates: Templates, plans: tuple[OperatorPlan, ...], sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
     chosen = tuple(p for p in plans if p.has_generated_autograd)
     yield GeneratedFile(

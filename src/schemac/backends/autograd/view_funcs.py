@@ -22,7 +22,7 @@ from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.aten.signatures.type_map import argument_type
 from schemac.backends.autograd.operators import OperatorPlan
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Argument
@@ -191,7 +191,7 @@ class ViewFuncsFileView:
 
 
 def view_funcs_files(
-    templates: Templates, plans: tuple[OperatorPlan, ...], sources: tuple[str, ...], directory: str
+    templates: Templates, plans: tuple[OperatorPlan, ...], sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
     view = ViewFuncsFileView(tuple(view_func_view(p) for p in view_func_plans(plans)))
     for name in ("ViewFuncs.h", "ViewFuncs.cpp"):

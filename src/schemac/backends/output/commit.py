@@ -30,7 +30,7 @@ from pathlib import Path
 
 import attrs
 
-from schemac.backends.output.files import GeneratedFile, check_output_path
+from schemac.backends.output.files import GeneratedFile, check_output_path, made_by
 from schemac.backends.output.journal import PUT, REMOVE, Step, switch
 from schemac.backends.output.preflight import check_containment, check_destinations
 from schemac.backends.output.staging import (
@@ -103,10 +103,11 @@ def read_manifest(out_dir: Path) -> dict[str, str]:
     return entries
 
 
-def manifest_text(files: Iterable[tuple[str, str]]) -> str:
-    """The manifest for ``(path, target)`` pairs."""
+def manifest_text(files: Iterable[tuple[str, str]], release: str | None = None) -> str:
+    """The manifest for ``(path, target)`` pairs, made for ``release`` (a comment line)."""
     body = "".join(f"{target}\t{path}\n" for path, target in sorted(files))
-    return _MANIFEST_HEADER + body
+    maker = f"# Made by {made_by(release)}.\n" if release is not None else ""
+    return _MANIFEST_HEADER + maker + body
 
 
 def _same_bytes(path: Path, data: bytes) -> bool:
@@ -146,6 +147,7 @@ def commit(
     targets: Collection[str],
     dry_run: bool = False,
     staged: Staged | None = None,
+    release: str | None = None,
 ) -> CommitReport:
     """Make ``out_dir`` hold ``files``; ``targets`` are the targets this run compiled.
 
@@ -161,7 +163,7 @@ def commit(
         status = staged.status
     staging = None if staged is None else staged.staging
     try:
-        return _commit_staged(files, out_dir, targets, status, staging, dry_run)
+        return _commit_staged(files, out_dir, targets, status, staging, dry_run, release)
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -174,6 +176,7 @@ def _commit_staged(
     status: dict[str, str],
     staging: str | None,
     dry_run: bool,
+    release: str | None = None,
 ) -> CommitReport:
     previous = read_manifest(out_dir)
     produced = {f.path for f in files}
@@ -192,7 +195,7 @@ def _commit_staged(
 
     # Entries of targets not compiled now are carried over untouched.
     kept = {(p, t) for p, t in previous.items() if t not in targets and p not in produced}
-    manifest = manifest_text(kept | {(f.path, f.target) for f in files}).encode("utf-8")
+    manifest = manifest_text(kept | {(f.path, f.target) for f in files}, release).encode("utf-8")
     manifest_changed = not _same_bytes(out_dir / MANIFEST_NAME, manifest)
 
     report = CommitReport(

@@ -40,6 +40,7 @@ _SAME_NAME_BASES = frozenset(
         BaseTy.MemoryFormat,
         BaseTy.Stream,
         BaseTy.SymInt,
+        BaseTy.Dimname,  # releases with named tensors (2.12 and older)
     }
 )
 
@@ -49,6 +50,7 @@ _LIST_NAMES: dict[str, str] = {
     "SymInt": "SymIntArrayRef",
     "Tensor": "TensorList",
     "Scalar": "ScalarList",
+    "Dimname": "DimnameList",
 }
 
 

@@ -28,6 +28,7 @@ _BASE_ACCESSORS: dict[BaseTy, str] = {
     BaseTy.str: "stringView",
     BaseTy.Layout: "layout",
     BaseTy.MemoryFormat: "memoryformat",
+    BaseTy.Dimname: "dimname",  # releases with named tensors (2.12 and older)
 }
 
 #: Accessors that have a ``...WithDefault(index, expr)`` form.
@@ -39,6 +40,7 @@ _LIST_ACCESSORS: dict[str, str] = {
     "float": "doublelist",
     "SymInt": "symintlist",
     "Scalar": "scalarlist",
+    "Dimname": "dimnamelist",
 }
 
 
@@ -56,6 +58,8 @@ def accessor(ty: Type, default: str | None, with_default: bool) -> str:
             return "optionalTensor"
         if ty.elem == BaseType(BaseTy.Generator):
             return "generator"
+        if ty.elem == ListType(BaseType(BaseTy.Dimname)):
+            return "toDimnameListOptional"
         if not with_default and (default is None or means_no_value(default)):
             return accessor(ty.elem, None, False) + "Optional"
         return accessor(ty.elem, default, with_default)

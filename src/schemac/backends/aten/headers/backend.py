@@ -26,7 +26,7 @@ from schemac.backends.aten.headers import (
 from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.run_state import AtenRunState, aten_run_state
-from schemac.backends.output.files import GeneratedFile
+from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.module import Module
@@ -37,7 +37,7 @@ OPS_DIR = "ATen/ops"
 @attrs.frozen
 class _Renderer:
     templates: Templates
-    sources: tuple[str, ...]
+    sources: Provenance
 
     def file(
         self, path: str, template: str, view: object, family: Family | None = None

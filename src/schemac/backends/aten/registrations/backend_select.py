@@ -23,7 +23,7 @@ from schemac.backends.aten.signatures.naming import native_name, root_name, unam
 from schemac.backends.cppmodel import cpp_string_literal
 from schemac.backends.output import GeneratedFile
 from schemac.backends.registry import EmitOptions
-from schemac.backends.templating import Templates
+from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 
@@ -92,7 +92,7 @@ class BackendSelectBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         templates = Templates(PACKAGE)
-        sources = (module.sources.native_functions,)
+        sources = native_sources(module)
         text = templates.render(
             "RegisterBackendSelect.cpp.mako", backend_select_view(module), sources=sources
         )

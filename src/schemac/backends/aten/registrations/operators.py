@@ -25,7 +25,7 @@ from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.registry import EmitOptions
-from schemac.backends.templating import Templates
+from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 
@@ -80,7 +80,7 @@ def operators_files(
     """``views``: the run's view table, if other emitters share it."""
     views = ViewTable() if views is None else views
     files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
-    sources = (module.sources.native_functions,)
+    sources = native_sources(module)
     # Printed once each; a function's shard and the Everything file share the text.
     definitions = {id(f): operator_definitions(f, views) for f in module.functions}
     shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)

@@ -42,7 +42,7 @@ from schemac.backends.aten.registrations.wrappers import (
 )
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
-from schemac.backends.templating import Templates
+from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 
@@ -165,7 +165,7 @@ def register_key_files(
     views = ViewTable() if views is None else views
     traits = key_traits(key)
     items = plan_key(module, traits, index)
-    sources = (module.sources.native_functions,)
+    sources = native_sources(module)
     # Under selective build, operators kept only as dependencies of selected
     # ones keep their wrappers (direct calls use them) but are not registered.
     registered = None if module.selection is None else frozenset(module.selection.selected)

@@ -35,7 +35,7 @@ from schemac.backends.aten.signatures import (
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.output import GeneratedFile
 from schemac.backends.registry import EmitOptions
-from schemac.backends.templating import Templates
+from schemac.backends.templating import Templates, native_sources
 from schemac.ir.dispatch import COMPOSITE_EXPLICIT_NON_FUNCTIONAL
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
@@ -209,7 +209,7 @@ class ViewCopyBackend:
         text = Templates(PACKAGE).render(
             "CompositeViewCopyKernels.cpp.mako",
             view_copy_file_view(module),
-            sources=(module.sources.native_functions,),
+            sources=native_sources(module),
         )
         return (GeneratedFile("ATen/CompositeViewCopyKernels.cpp", text),)
 

@@ -30,6 +30,7 @@ _VALUE_TYPES: dict[BaseTy, C.CType] = {
     BaseTy.str: C.STRING,
     BaseTy.Generator: C.Named("at::Generator"),
     BaseTy.ScalarType: C.SCALAR_TYPE,
+    BaseTy.Dimname: C.Named("at::Dimname"),  # releases with named tensors (2.12 and older)
     BaseTy.DimVector: C.Named("at::DimVector"),
     BaseTy.Layout: C.LAYOUT,
     BaseTy.Device: C.DEVICE,
@@ -46,6 +47,8 @@ _TENSOR = BaseType(BaseTy.Tensor)
 _SCALAR = BaseType(BaseTy.Scalar)
 _INT = BaseType(BaseTy.int)
 _SYMINT = BaseType(BaseTy.SymInt)
+_DIMNAME = BaseType(BaseTy.Dimname)
+_DIMNAME_LIST = C.Named("at::DimnameList")
 
 
 class UnsupportedType(Exception):
@@ -130,6 +133,8 @@ def _list_argument_type(ty: ListType, *, mutable: bool, symint: bool, conv: Conv
         return C.ArrayRef(C.SCALAR)
     if elem == OptionalType(_TENSOR):
         return C.ConstRef(C.List(C.Optional(C.TENSOR)))
+    if elem == _DIMNAME:
+        return _DIMNAME_LIST
     return C.ArrayRef(argument_type(elem, mutable=mutable, symint=symint, conv=conv))
 
 
@@ -175,6 +180,8 @@ def structured_argument_type(ty: Type) -> C.CType:
             return C.I_OPT_TENSOR_LIST_REF
         if ty.elem == _INT:
             return C.INT_ARRAY_REF
+        if ty.elem == _DIMNAME:
+            return _DIMNAME_LIST
         return C.ArrayRef(structured_argument_type(ty.elem))
     raise UnsupportedType(f"no structured-kernel type for '{ty}'")
 

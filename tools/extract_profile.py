@@ -1,0 +1,509 @@
+"""Derive a release profile from a torch wheel (or an unpacked one); write or check it.
+
+    python tools/extract_profile.py SOURCE [--write | --check] [--previous X.Y]
+
+SOURCE is a ``torch-*.whl`` or a directory holding ``torchgen/``,
+``torch/include/`` and the ``torch-*.dist-info`` (what a wheel unpacks to, or
+an installed ``site-packages``).  The release's policy is read from its
+torchgen *as text*: the Python files are parsed with ``ast`` and only literal
+data (sets and lists of strings, class bodies, comparisons against string
+constants) is taken, so nothing of torchgen is imported or executed.  The
+helper names of derivative formulas come from the C++ headers.
+
+``--write`` writes ``src/schemac/profiles/data/X.Y.json``; ``--check`` exits 1
+if the committed file differs; both print what changed since the previous
+release's profile.  See docs/profiles.md for adding a release.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "src" / "schemac" / "profiles" / "data"
+
+# The same reading of headers as a compile's (schemac is installed wherever
+# this script runs: it is a maintainer's tool of this repository).
+sys.path.insert(0, str(ROOT / "src"))
+from schemac.frontend.helper_headers import HELPER_HEADERS, header_functions  # noqa: E402
+
+AUTOGRAD = "torchgen/packaged/autograd"
+
+#: Profile list -> (torchgen file, top-level variable holding it).
+LIST_SOURCES: dict[str, tuple[str, str]] = {
+    "gradient_implemented_for_complex": (
+        f"{AUTOGRAD}/gen_variable_type.py",
+        "GRADIENT_IMPLEMENTED_FOR_COMPLEX",
+    ),
+    "gradient_implemented_for_sparse_complex": (
+        f"{AUTOGRAD}/gen_variable_type.py",
+        "GRADIENT_IMPLEMENTED_FOR_SPARSE_COMPLEX",
+    ),
+    "dont_require_derivative": (f"{AUTOGRAD}/gen_variable_type.py", "DONT_REQUIRE_DERIVATIVE"),
+    "reset_grad_accumulator": (f"{AUTOGRAD}/gen_variable_type.py", "RESET_GRAD_ACCUMULATOR"),
+    "dont_enforce_same_tensor_impl_or_storage": (
+        f"{AUTOGRAD}/gen_variable_type.py",
+        "DONT_ENFORCE_SAME_TENSOR_IMPL_OR_STORAGE",
+    ),
+    "dont_enforce_tensor_impl_use_count": (
+        f"{AUTOGRAD}/gen_variable_type.py",
+        "DONT_ENFORCE_TENSOR_IMPL_USE_COUNT",
+    ),
+    "dont_enforce_storage_impl_use_count": (
+        f"{AUTOGRAD}/gen_variable_type.py",
+        "DONT_ENFORCE_STORAGE_IMPL_USE_COUNT",
+    ),
+    "manual_backend": (f"{AUTOGRAD}/gen_trace_type.py", "MANUAL_BACKEND"),
+    "manual_autograd_and_tracer": (f"{AUTOGRAD}/gen_trace_type.py", "MANUAL_AUTOGRAD_AND_TRACER"),
+    "dont_record_trace": (f"{AUTOGRAD}/gen_trace_type.py", "DONT_RECORD_TRACE"),
+    "view_functions_with_metadata_change": (
+        f"{AUTOGRAD}/gen_inplace_or_view_type.py",
+        "VIEW_FUNCTIONS_WITH_METADATA_CHANGE",
+    ),
+    "python_skipped_name_patterns": (
+        f"{AUTOGRAD}/gen_python_functions.py",
+        "_SKIP_PYTHON_BINDINGS",
+    ),
+    "python_skipped_schemas": (
+        f"{AUTOGRAD}/gen_python_functions.py",
+        "SKIP_PYTHON_BINDINGS_SIGNATURES",
+    ),
+    "cpu_dll_cuda_kernels": ("torchgen/dest/native_functions.py", "_CPU_DLL_CUDA_KERNELS"),
+    "out_ops_that_dont_get_grouped_properly": (
+        "torchgen/native_function_generation.py",
+        "OUT_OPS_THAT_DONT_GET_GROUPED_PROPERLY",
+    ),
+    "inplace_ops_that_dont_get_grouped_properly": (
+        "torchgen/native_function_generation.py",
+        "INPLACE_OPS_THAT_DONT_GET_GROUPED_PROPERLY",
+    ),
+    "mutable_ops_that_cannot_get_an_out_variant": (
+        "torchgen/native_function_generation.py",
+        "MUTABLE_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT",
+    ),
+    "functional_ops_that_cannot_get_an_out_variant": (
+        "torchgen/native_function_generation.py",
+        "FUNCTIONAL_OPS_THAT_CANNOT_GET_AN_OUT_VARIANT",
+    ),
+    "mutable_ops_not_using_functionalization": (
+        "torchgen/gen_functionalization_type.py",
+        "MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION",
+    ),
+}
+
+#: Profile table -> (torchgen file, top-level dict of strings).
+TABLE_SOURCES: dict[str, tuple[str, str]] = {
+    "view_functions": (f"{AUTOGRAD}/gen_inplace_or_view_type.py", "VIEW_FUNCTIONS"),
+    "rename_trace": (f"{AUTOGRAD}/gen_trace_type.py", "RENAME_TRACE"),
+}
+
+#: Shard-count table entry -> the torchgen file whose one ``num_shards=<int>`` call says it.
+SHARD_SOURCES: dict[str, str] = {
+    "variable_type": f"{AUTOGRAD}/gen_variable_type.py",
+    "trace_type": f"{AUTOGRAD}/gen_trace_type.py",
+    "inplace_or_view": f"{AUTOGRAD}/gen_inplace_or_view_type.py",
+    "python_functions": f"{AUTOGRAD}/gen_python_functions.py",
+}
+
+#: Feature -> (file, test of its text).  Each is the release's own code or
+#: template saying that it does the thing.
+FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "node_creation_hooks": (
+        f"{AUTOGRAD}/gen_variable_type.py",
+        lambda text: "fire_node_creation_hooks" in text,
+    ),
+    "tensor_is_variable": (
+        "torchgen/packaged/ATen/templates/TensorBody.h",
+        lambda text: re.search(r"\bis_variable\s*\(", text) is not None,
+    ),
+    "register_hook_sfinae": (
+        "torchgen/packaged/ATen/templates/TensorBody.h",
+        lambda text: re.search(r"hook_return_\w+_t<", text) is not None,
+    ),
+    "python_method_has_torch_function": (
+        f"{AUTOGRAD}/gen_python_functions.py",
+        lambda text: "if (has_torch_function(self_))" in text,
+    ),
+    "per_key_export_macros": (
+        "torchgen/dest/native_functions.py",
+        lambda text: "TORCH_CUDA_CPP_API" in text,
+    ),
+}
+
+
+class ExtractionError(Exception):
+    """The source lacks something a profile needs (a file, a variable, a rule)."""
+
+
+# -- reading a wheel or a directory ---------------------------------------------------
+class ReleaseFiles:
+    """The files of one release, from a wheel (read in place) or a directory."""
+
+    def __init__(self, source: Path) -> None:
+        self.source = source
+        self._zip = zipfile.ZipFile(source) if source.is_file() else None
+
+    def names(self) -> Iterator[str]:
+        if self._zip is not None:
+            yield from self._zip.namelist()
+        else:
+            for path in self.source.iterdir():
+                yield path.name + ("/" if path.is_dir() else "")
+
+    def read(self, relative: str) -> str | None:
+        if self._zip is not None:
+            try:
+                return self._zip.read(relative).decode("utf-8")
+            except KeyError:
+                return None
+        path = self.source / relative
+        return path.read_text(encoding="utf-8") if path.is_file() else None
+
+    def need(self, relative: str) -> str:
+        text = self.read(relative)
+        if text is None:
+            raise ExtractionError(f"{self.source}: no {relative}")
+        return text
+
+    def version(self) -> str:
+        for name in self.names():
+            top = name.split("/")[0]
+            if top.startswith("torch-") and top.endswith(".dist-info"):
+                metadata = self.need(f"{top}/METADATA")
+                match = re.search(r"^Version:\s*(\S+)", metadata, re.MULTILINE)
+                if match:
+                    return match.group(1).split("+")[0]
+        raise ExtractionError(f"{self.source}: no torch-*.dist-info/METADATA with a Version")
+
+
+# -- literal data from Python source ---------------------------------------------------------
+def _strings(node: ast.expr, names: dict[str, Any]) -> Any:
+    """The value of a literal-ish expression: strings, tuples, lists, sets, dicts.
+
+    Understands ``set(...)``/``frozenset(...)``/``list(...)``/``sorted(...)``
+    around a literal, ``a | b`` and ``a + b``, ``x.keys()``, ``x.union(...)``
+    and names bound earlier in the same module.
+    """
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_strings(e, names) for e in node.elts]
+    if isinstance(node, ast.Set):
+        return {_freeze(_strings(e, names)) for e in node.elts}
+    if isinstance(node, ast.Dict):
+        table: dict[Any, Any] = {}
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is None:  # {**other, ...}
+                table.update(_strings(value, names))
+            else:
+                table[_strings(key, names)] = _strings(value, names)
+        return table
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.Add)):
+        left, right = _strings(node.left, names), _strings(node.right, names)
+        if isinstance(left, set) or isinstance(right, set):
+            return set(left) | set(right)
+        return left + right
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in {"set", "frozenset", "list", "sorted"}:
+            inner = _strings(node.args[0], names) if node.args else []
+            return set(inner) if func.id.endswith("set") else list(inner)
+        if isinstance(func, ast.Attribute):
+            owner = _strings(func.value, names)
+            if func.attr == "keys" and isinstance(owner, dict):
+                return list(owner)
+            if func.attr == "union":
+                result = set(owner)
+                for arg in node.args:
+                    result |= set(_strings(arg, names))
+                return result
+    raise ExtractionError(f"not literal data: {ast.unparse(node)[:80]}")
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def module_literals(text: str) -> dict[str, Any]:
+    """Every top-level ``NAME = <literal data>`` of a module (others are skipped)."""
+    names: dict[str, Any] = {}
+    for statement in ast.parse(text).body:
+        if isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            targets, value = [statement.target], statement.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                try:
+                    names[target.id] = _strings(value, names)
+                except ExtractionError:
+                    continue
+    return names
+
+
+def enum_members(text: str, class_name: str) -> list[str]:
+    """The member names of ``class class_name(Enum)``, in order."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ClassDef) and node.name == class_name:
+            return [
+                target.id
+                for statement in node.body
+                if isinstance(statement, ast.Assign)
+                for target in statement.targets
+                if isinstance(target, ast.Name)
+            ]
+    raise ExtractionError(f"no class {class_name}")
+
+
+def _is_name_text(node: ast.expr) -> bool:
+    """``str(self.func.name)``-like: the operator's name turned into a string."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str"
+
+
+def randomness_rule(model_text: str) -> tuple[list[str], list[str]]:
+    """The exemptions of the "looks random" heuristic.
+
+    Returns the substrings that keep a name containing ``"rand"`` from looking
+    random (``"_philox_"`` in 2.15) and the base names of dropout operators
+    that are not random: the constants compared against the name next to the
+    ``"rand" in ...`` and ``"dropout" in ...`` tests.
+    """
+    exemptions: list[str] = []
+    not_random: list[str] = []
+    found = False
+    for node in ast.walk(ast.parse(model_text)):
+        if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)):
+            continue
+        constants = [_membership_constant(v) for v in node.values]
+        if ("rand", "in") in constants:
+            found = True
+            exemptions += [c for c, op in filter(None, constants) if op == "not in"]
+        if any(_mentions(v, "dropout") for v in node.values):
+            for value in node.values:
+                if (
+                    isinstance(value, ast.Compare)
+                    and isinstance(value.ops[0], ast.NotEq)
+                    and _is_name_text(value.left)
+                    and isinstance(value.comparators[0], ast.Constant)
+                ):
+                    not_random.append(value.comparators[0].value)
+    if not found:
+        # An unconditional "rand" test: no exemption, but the rule must exist.
+        found = any(
+            _membership_constant(n) == ("rand", "in")
+            for n in ast.walk(ast.parse(model_text))
+            if isinstance(n, ast.Compare)
+        )
+    if not found:
+        raise ExtractionError("model.py: no '\"rand\" in str(...name)' test")
+    return sorted(set(exemptions)), sorted(set(not_random))
+
+
+def _membership_constant(node: ast.expr) -> tuple[str, str] | None:
+    if (
+        isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.left.value, str)
+        and len(node.ops) == 1
+        and _is_name_text(node.comparators[0])
+    ):
+        op = node.ops[0]
+        if isinstance(op, ast.In):
+            return node.left.value, "in"
+        if isinstance(op, ast.NotIn):
+            return node.left.value, "not in"
+    return None
+
+
+def _mentions(node: ast.AST, word: str) -> bool:
+    return any(isinstance(n, ast.Constant) and n.value == word for n in ast.walk(node))
+
+
+def shard_count(text: str) -> int | None:
+    """The one integer passed as ``num_shards=`` in ``text``, if there is exactly one."""
+    counts = {
+        keyword.value.value
+        for node in ast.walk(ast.parse(text))
+        if isinstance(node, ast.Call)
+        for keyword in node.keywords
+        if keyword.arg == "num_shards"
+        and isinstance(keyword.value, ast.Constant)
+        and isinstance(keyword.value.value, int)
+    }
+    return counts.pop() if len(counts) == 1 else None
+
+
+def keyword_exceptions(gen_text: str) -> list[str]:
+    """``op:arg`` pairs of the set gen.py exempts from the Python-keyword rule."""
+    for node in ast.walk(ast.parse(gen_text)):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "EXCLUSION_LIST" for t in node.targets
+        ):
+            pairs = _strings(node.value, {})
+            return sorted(f"{op}:{arg}" for op, arg in pairs)
+    return []
+
+
+# -- the profile -----------------------------------------------------------------------
+def extract(source: Path) -> dict[str, Any]:
+    """The profile data of the release in ``source`` (a wheel or a directory)."""
+    files = ReleaseFiles(source)
+    version = files.version()
+    major, minor = version.split(".")[:2]
+    model = files.need("torchgen/model.py")
+    lists: dict[str, list[str]] = {
+        "base_types": enum_members(model, "BaseTy"),
+        "dispatch_keys": enum_members(model, "DispatchKey"),
+    }
+    exemptions, not_random = randomness_rule(model)
+    lists["random_name_exemptions"] = exemptions
+    lists["dropout_not_random"] = not_random
+    lists["keyword_argument_exceptions"] = keyword_exceptions(files.need("torchgen/gen.py"))
+    helpers: set[str] = set()
+    for header in HELPER_HEADERS:
+        helpers |= header_functions(files.need(f"torch/include/{header}"))
+    lists["autograd_helpers"] = sorted(helpers)
+
+    literals: dict[str, dict[str, Any]] = {}
+
+    def literal(path: str, name: str) -> Any:
+        if path not in literals:
+            text = files.read(path)
+            literals[path] = module_literals(text) if text is not None else {}
+        return literals[path].get(name)
+
+    for list_name, (path, variable) in LIST_SOURCES.items():
+        value = literal(path, variable)
+        if value is None:
+            continue  # this release has no such list
+        lists[list_name] = _as_list(value)
+    tables: dict[str, dict[str, str]] = {}
+    for table_name, (path, variable) in TABLE_SOURCES.items():
+        value = literal(path, variable)
+        if isinstance(value, dict):
+            tables[table_name] = {str(k): str(v) for k, v in value.items()}
+    shards = {}
+    for family, path in SHARD_SOURCES.items():
+        text = files.read(path)
+        count = None if text is None else shard_count(text)
+        if count is not None:
+            shards[family] = str(count)
+    if shards:
+        tables["shard_counts"] = shards
+    features = sorted(
+        name
+        for name, (path, test) in FEATURE_SOURCES.items()
+        if (text := files.read(path)) is not None and test(text)
+    )
+    return {
+        "release": f"{major}.{minor}",
+        "torch_version": version,
+        "features": features,
+        "lists": {name: lists[name] for name in sorted(lists)},
+        "tables": {name: dict(sorted(tables[name].items())) for name in sorted(tables)},
+    }
+
+
+def _as_list(value: Any) -> list[str]:
+    """Sets sorted (their order means nothing), lists kept in torchgen's order."""
+    items: Iterable[Any] = sorted(value) if isinstance(value, (set, frozenset)) else value
+    return [":".join(item) if isinstance(item, tuple) else str(item) for item in items]
+
+
+def profile_text(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=1, sort_keys=False) + "\n"
+
+
+def changes(previous: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """What ``current`` adds to or drops from ``previous``, one line per change."""
+    lines = []
+    old_features, new_features = set(previous["features"]), set(current["features"])
+    lines += [f"+ feature {f}" for f in sorted(new_features - old_features)]
+    lines += [f"- feature {f}" for f in sorted(old_features - new_features)]
+    for kind in ("lists", "tables"):
+        old_all, new_all = previous.get(kind, {}), current.get(kind, {})
+        for name in sorted(set(old_all) | set(new_all)):
+            old = old_all.get(name, {} if kind == "tables" else [])
+            new = new_all.get(name, {} if kind == "tables" else [])
+            old_items = set(old.items()) if kind == "tables" else set(old)
+            new_items = set(new.items()) if kind == "tables" else set(new)
+            added, dropped = new_items - old_items, old_items - new_items
+            if name not in old_all:
+                lines.append(f"+ {kind[:-1]} {name} ({len(new_items)} entries)")
+            elif name not in new_all:
+                lines.append(f"- {kind[:-1]} {name}")
+            elif added or dropped:
+                shown = ", ".join(
+                    [f"+{_show(a)}" for a in sorted(added)]
+                    + [f"-{_show(d)}" for d in sorted(dropped)]
+                )
+                lines.append(f"~ {name}: {shown}")
+    return lines
+
+
+def _show(item: Any) -> str:
+    return f"{item[0]}={item[1]}" if isinstance(item, tuple) else str(item)
+
+
+def _previous_release(release: str) -> str | None:
+    def key(name: str) -> tuple[int, int]:
+        major, minor = name.split(".")
+        return int(major), int(minor)
+
+    older = [p.stem for p in DATA.glob("*.json") if key(p.stem) < key(release)]
+    return max(older, key=key) if older else None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", type=Path, help="a torch wheel or an unpacked one")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="write the committed profile")
+    mode.add_argument(
+        "--check", action="store_true", help="fail if it differs from the committed one"
+    )
+    parser.add_argument("--previous", help="compare with this release (default: the one before)")
+    parser.add_argument("--data", type=Path, default=DATA, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    try:
+        data = extract(args.source)
+    except (ExtractionError, OSError, SyntaxError, zipfile.BadZipFile) as error:
+        sys.stderr.write(f"extract_profile: error: {error}\n")
+        return 1
+    release = data["release"]
+    target = args.data / f"{release}.json"
+    text = profile_text(data)
+    previous = args.previous or _previous_release(release)
+    if previous is not None and (args.data / f"{previous}.json").is_file():
+        old = json.loads((args.data / f"{previous}.json").read_text(encoding="utf-8"))
+        print(f"changes since {previous}:")
+        for line in changes(old, data) or ["(none)"]:
+            print(f"  {line}")
+    if args.check:
+        committed = target.read_text(encoding="utf-8") if target.is_file() else None
+        if committed != text:
+            sys.stderr.write(f"extract_profile: {target} is out of date (run with --write)\n")
+            return 1
+        print(f"{target}: up to date")
+    elif args.write:
+        target.write_text(text, encoding="utf-8")
+        print(f"wrote {target}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
