@@ -30,8 +30,10 @@ MODULES: tuple[str, ...] = (
     "bench_frontend",
     "bench_middle_end",
     "bench_aten",
+    "bench_headers",
     "bench_autograd",
     "bench_python",
+    "bench_rebuild",
 )
 
 

@@ -2,7 +2,7 @@
 
 Both sides run as they are used, each in its own subprocess, from the YAML to
 files on disk: torchgen as ``python -m torchgen.gen -s ATEN -d OUT
---per-operator-headers --mps --xpu`` (what a PyTorch build runs), schemac as
+--per-operator-headers --mps --xpu --mtia`` (what a PyTorch build runs), schemac as
 ``python -m schemac compile --torch -t headers,schema,cpu,... -o OUT`` with
 every target except autograd and python (those are torchgen's other
 generators; see bench_python).  Each rep writes into fresh directories;
@@ -104,7 +104,8 @@ def _torchgen_source(inputs: Inputs, scratch: Path) -> Path:
 def torchgen_argv(source: Path, out: Path) -> list[str]:
     return [
         sys.executable, "-m", "torchgen.gen", "-s", str(source), "-d", str(out),
-        "--per-operator-headers", "--mps", "--xpu",
+        # --mtia: schemac's ATen targets include mtia's registrations and headers.
+        "--per-operator-headers", "--mps", "--xpu", "--mtia",
     ]  # fmt: skip
 
 
@@ -202,7 +203,8 @@ def measure(inputs: Inputs, reps: int, log: bool = False, jobs: int | None = Non
                 mine, reference = _describe(ours[-1]), _describe(theirs[-1])
                 print(f"run {rep + 1}: schemac {mine}  torchgen {reference}", flush=True)
         before = snapshot(last_out)
-        rerun = run_child(schemac_argv(inputs, last_out, jobs), scratch, env)
+        # The same command line in the same directory as the last rep: what a build re-runs.
+        rerun = run_child(schemac_argv(inputs, last_out, jobs), last_out.parent, env)
         rewrites = compare(before, snapshot(last_out))
         torchgen_files = frozenset(snapshot(tg_out))
     # schemac nests ATen's files under ATen/ (torchgen's -d is that directory) and keeps a manifest.

@@ -128,6 +128,14 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
         "torchgen/packaged/ATen/templates/TensorBody.h",
         lambda text: re.search(r"hook_return_\w+_t<", text) is not None,
     ),
+    "autograd_node_intrusive_ptr": (
+        f"{AUTOGRAD}/templates/Functions.h",
+        lambda text: "intrusive_ptr<Node>" in text,
+    ),
+    "structured_output_names": (
+        "torchgen/dest/register_dispatch_key.py",
+        lambda text: "DimnameList names" in text,
+    ),
     "python_method_has_torch_function": (
         f"{AUTOGRAD}/gen_python_functions.py",
         lambda text: "if (has_torch_function(self_))" in text,

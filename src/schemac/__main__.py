@@ -1,5 +1,5 @@
 """``python -m schemac``: the same as the ``schemac`` command."""
 
-from schemac.cli import main
+from schemac.launcher import run
 
-raise SystemExit(main())
+run()

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_paths import output_paths_problem
@@ -47,11 +47,14 @@ from schemac.diagnostics import (
     printable,
     render_all,
 )
-from schemac.frontend.loader import load_module, torch_yaml_paths
+from schemac.frontend.loader import host_root_of, load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
 from schemac.passes.manager import PassManager
+
+if TYPE_CHECKING:
+    from schemac.compile_record import Recording
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -79,6 +82,13 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         help="use the YAML files of the installed torch package; "
         "paths given explicitly replace the corresponding file",
     )
+    parser.add_argument(
+        "--host-templates",
+        type=Path,
+        metavar="DIR",
+        help="PyTorch's template folders to splice generated code into (torchgen's "
+        "'packaged' folder, or a PyTorch checkout); default with --torch: that torch's",
+    )
     add_release_arguments(parser)
 
 
@@ -86,13 +96,17 @@ def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
     """The module named by :func:`add_input_arguments`' options, for ``target``."""
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
+    host = args.host_templates
     if args.torch:
         paths = torch_yaml_paths()
         native = native or paths.native_functions
         tags = tags or paths.tags
         derivatives = derivatives or paths.derivatives
         deprecated = deprecated or paths.deprecated
-    return load_module(native, tags, derivatives, deprecated, profile=target.profile)
+        host = host or host_root_of(paths.native_functions)
+    return load_module(
+        native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
+    )
 
 
 def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -304,7 +318,6 @@ def _tell(message: str) -> None:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import UnknownTargetError, parse_targets
 
     try:
@@ -318,13 +331,34 @@ def _compile(args: argparse.Namespace) -> int:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {printable(problem)}\n")
         return 2
+    from schemac.compile_record import start_recording
+
+    # For the next run's no-op check: Note [Up-to-date check].
+    recording = start_recording(args.argv, args.out, args.dry_run)
+    try:
+        return _compile_recorded(args, targets, recording)
+    finally:
+        if recording is not None:
+            recording.stop()
+
+
+def _compile_recorded(
+    args: argparse.Namespace, targets: Sequence[str], recording: Recording | None
+) -> int:
+    from schemac.backends.driver import compile_to_directory
     from schemac.compile_plan import split_late_work
 
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
+    module = load_inputs(args, target)
+    every_target = targets
+    if recording is not None and args.depfile is None and args.outputs_list is None:
+        # Targets whose inputs did not change keep their files: Note [Target reuse].
+        reused = recording.plan_reuse(targets, module.sources)
+        targets = tuple(t for t in targets if t not in reused)
     # Passes only some backends need may run beside the others: Note [Late work].
     manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
-    pipeline = manager.run(context, load_inputs(args, target))
+    pipeline = manager.run(context, module)
     module = pipeline.module
     try:
         result = compile_to_directory(
@@ -340,17 +374,75 @@ def _compile(args: argparse.Namespace) -> int:
             notify=_tell,
             profile=target.profile,
         )
+        if recording is not None:
+            recording.finish(
+                result,
+                every_target,
+                (args.depfile, args.outputs_list),
+                () if args.select is None else (str(args.select),),
+                warned=bool(target.warnings or context.warnings or result.warnings),
+            )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {printable(str(error))}\n")
         return 1
     if args.time_passes:
         sys.stderr.write(pipeline.format_timings() + "\n" + result.format_timings() + "\n")
-    report = result.report
+    report = result.report if recording is None else recording.report(result.report)
     for line in report.lines():
         if args.dry_run or line.startswith("remove "):
             print(printable(line))
     print(printable(report.summary()))
     report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
+    return 0
+
+
+# -- explain ---------------------------------------------------------------------
+def _register_explain(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "explain",
+        help="everything schemac knows and makes of one operator",
+        description="For an operator ('add.Tensor', or 'add' for every overload): where it is "
+        "defined, its resolved dispatch table, its group and view group, its derivative entry "
+        "and backward node, its signature in every C++ view and in Python, and the generated "
+        "files and symbols it appears in (compiled in memory for -t, or read from -o OUT).",
+    )
+    parser.add_argument("operator", metavar="OP", help="add.Tensor, or add for every overload")
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "-t", "--targets", default="all", help="targets whose files are searched (default: all)"
+    )
+    parser.add_argument(
+        "-o", "--out", type=_path, help="search this compile output instead of compiling in memory"
+    )
+    parser.add_argument("--no-files", action="store_true", help="do not list generated files")
+    parser.set_defaults(handler=_explain, parser=parser)
+
+
+def _explain(args: argparse.Namespace) -> int:
+    from schemac.backends.driver import emit_targets
+    from schemac.backends.registry import UnknownTargetError, parse_targets
+    from schemac.explain import explain, files_in, to_json, to_text
+
+    try:
+        targets = parse_targets(args.targets)
+    except UnknownTargetError as error:
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
+        return 2
+    # Every pass, whatever -t says: explain shows derivatives and groups.
+    target = target_release(args)
+    manager = compile_pass_manager(parse_targets("all"), None)
+    module = manager.run(target.pass_context(), load_inputs(args, target)).module
+    files = None
+    if args.out is not None:
+        files = files_in(args.out)
+    elif not args.no_files:
+        files = list(emit_targets(module, targets, profile=target.profile))
+    records = explain(module, args.operator, files)
+    sys.stdout.write(to_json(records) + "\n" if args.format == "json" else to_text(records))
     return 0
 
 
@@ -360,6 +452,7 @@ SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # typ
     _register_dump_ir,
     register_passes_command,
     _register_compile,
+    _register_explain,
 )
 
 
@@ -368,10 +461,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="schemac",
         description="A schema compiler for native_functions.yaml and friends.",
     )
+    parser.add_argument("--version", action="version", version=version_text())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for register in SUBCOMMANDS:
         register(subparsers)
     return parser
+
+
+def version_text() -> str:
+    """What ``schemac --version`` prints: ``schemac 0.1.0``."""
+    from schemac.version import version
+
+    return f"schemac {version()}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -380,6 +481,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: --help (0) or a usage error (2)
         return exit_.code if isinstance(exit_.code, int) else 2
+    # The command line as given: the no-op check's key hashes it.
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if hasattr(args, "native_functions"):
             _require_input(args.parser, args)

@@ -95,7 +95,7 @@ def _run_torchgen(destination: Path) -> None:
     command = [
         sys.executable, "-m", "torchgen.gen",
         "-s", str(packaged), "-d", str(staging),
-        "--per-operator-headers", "--mps", "--xpu",
+        "--per-operator-headers", "--mps", "--xpu", "--mtia",
     ]  # fmt: skip
     # torchgen also writes AOTInductor shims relative to its working directory.
     subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
@@ -104,13 +104,13 @@ def _run_torchgen(destination: Path) -> None:
 
 @pytest.fixture(scope="session")
 def torchgen_aten_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """torchgen's ATen outputs (``-d DIR --per-operator-headers --mps --xpu``).
+    """torchgen's ATen outputs (``-d DIR --per-operator-headers --mps --xpu --mtia``).
 
     Laid out as torchgen writes them: ``DIR/RegisterSchema.cpp``,
     ``DIR/core/ATenOpList.cpp``, ``DIR/ops/add.h`` ...  (schemac puts the
     same files under ``OUT/ATen/``).
     """
-    yield shared_reference_dir(tmp_path_factory, "torchgen-aten", _run_torchgen)
+    yield shared_reference_dir(tmp_path_factory, "torchgen-aten-mtia", _run_torchgen)
 
 
 @pytest.fixture(scope="session")

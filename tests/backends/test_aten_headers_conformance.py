@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.aten.headers.backend import emit_headers
+from schemac.backends.aten.headers.mtia import BACKEND as MTIA_HEADERS
+from schemac.backends.registry import EmitOptions
 from schemac.ir.module import Module
 
 pytestmark = pytest.mark.torch
@@ -102,7 +104,9 @@ def _family_of(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def schemac_headers(schemac_module: Module) -> dict[str, str]:
-    return {f.path: f.text for f in emit_headers(schemac_module)}
+    # With the mtia target's headers: the reference runs with --mtia.
+    files = [*emit_headers(schemac_module), *MTIA_HEADERS.emit(schemac_module, EmitOptions("mtia"))]
+    return {f.path: f.text for f in files}
 
 
 def _ops_files(files: dict[str, str]) -> dict[str, str]:

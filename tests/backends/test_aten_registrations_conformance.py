@@ -98,9 +98,9 @@ def schemac_files(schemac_module: Module) -> dict[str, list[str]]:
     return _by_key((f.path, f.text) for f in files)
 
 
-#: The keys torchgen (``--mps --xpu``) writes files for, minus Functionalization
-#: (a different generator); checked to equal what the reference wrote.
-REFERENCE_KEYS = tuple(k for keys in TARGET_KEYS.values() for k in keys if k != "MTIA")
+#: The keys torchgen (``--mps --xpu --mtia``) writes files for, minus
+#: Functionalization (a different generator); checked to equal what the reference wrote.
+REFERENCE_KEYS = tuple(k for keys in TARGET_KEYS.values() for k in keys)
 
 
 def test_same_key_files(
@@ -108,8 +108,7 @@ def test_same_key_files(
 ) -> None:
     reference = set(reference_files) - {"Functionalization"}
     assert reference == set(REFERENCE_KEYS)
-    # MTIA is extra: torchgen writes it only with --mtia.
-    assert set(schemac_files) == reference | {"MTIA"}
+    assert set(schemac_files) == reference
 
 
 @pytest.mark.parametrize("key", REFERENCE_KEYS)

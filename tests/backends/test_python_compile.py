@@ -1,5 +1,10 @@
 """The generated binding C++ is real C++: g++ -fsyntax-only against schemac's and torch's headers.
 
+The files are spliced into the installed torch's own templates (the hand-written
+``Tensor.size``, ``_parse_to``... included), as PyTorch's build compiles them;
+``Functions.cpp`` and ``TensorMethods.cpp`` are checked against schemac's
+``Functions.h`` and ``TensorBody.h`` the same way.
+
 schemac compiles the installed torch's YAML with ``-t headers,autograd,python``;
 the variable methods file, one torch-functions shard and one autograd-node
 shard are then checked by g++.  The output directory comes first on the
@@ -38,6 +43,8 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
         str(root / "ATen/native/tags.yaml"),
         str(root / "autograd/derivatives.yaml"),
         str(root / "autograd/deprecated.yaml"),
+        # Spliced into PyTorch's templates: the complete files PyTorch's build compiles.
+        host_templates=root,
     )
     for name in default_pipeline_names():
         module = pass_class(name)().run(PassContext(), module)
@@ -50,8 +57,10 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shim.mkdir(parents=True)
     for header in ("python/python_return_types.h", "python/python_functions.h"):
         shutil.copy(out / header, shim)
-    if (out / "autograd/Functions.h").exists():
-        shutil.copy(out / "autograd/Functions.h", shim)
+    # Functions.h, and variable_factories.h spliced into PyTorch's own header.
+    for header in ("autograd/Functions.h", "autograd/variable_factories.h"):
+        if (out / header).exists():
+            shutil.copy(out / header, shim)
     return out
 
 
@@ -77,8 +86,15 @@ def _syntax_check(source: Path, out: Path) -> subprocess.CompletedProcess[str]:
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 @pytest.mark.parametrize(
     "name",
-    ["python_variable_methods.cpp", "python_torch_functions_0.cpp", "python_functions_0.cpp"],
+    [
+        "python/python_variable_methods.cpp",
+        "python/python_torch_functions_0.cpp",
+        "python/python_functions_0.cpp",
+        # PyTorch's own text around schemac's TensorBody.h / Functions.h.
+        "ATen/Functions.cpp",
+        "ATen/core/TensorMethods.cpp",
+    ],
 )
 def test_generated_bindings_compile(name: str, generated: Path) -> None:
-    result = _syntax_check(generated / "python" / name, generated)
+    result = _syntax_check(generated / name, generated)
     assert result.returncode == 0, result.stderr[-4000:]

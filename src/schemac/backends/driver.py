@@ -252,6 +252,8 @@ def _compile_locked(
     outputs = [str(out_dir / f.path) for f in files]
     if depfile is not None:
         inputs = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
+        if module.host_templates is not None:  # PyTorch's template text spliced into
+            inputs += module.host_templates.paths()
         inputs += compiler_files()
         write_if_changed(depfile, depfile_text(outputs, inputs))
     if outputs_list is not None:

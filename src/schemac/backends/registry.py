@@ -53,6 +53,8 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
+    Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -127,12 +129,22 @@ class BackendEntry:
     #: The IR facts (pass ``provides``, docs/passes.md) the backend reads;
     #: ``schemac compile`` runs only the passes that provide them.
     requires: tuple[str, ...] = ()
+    #: Which of the module's input files (:data:`SOURCE_KINDS`) the backend's
+    #: output depends on; by default all.  A re-run after an edit of a file no
+    #: selected backend of a target reads reuses that target's files
+    #: (docs/rebuild.md), so a name left out is a file whose edits go unseen.
+    reads: tuple[str, ...] = ()
 
     def load(self) -> Backend:
         module_name, _, attribute = self.location.partition(":")
         backend: Backend = getattr(importlib.import_module(module_name), attribute)
         return backend
 
+
+#: The module's input files, by their ``SourceFiles`` field names.
+SOURCE_KINDS = ("native_functions", "tags", "derivatives", "deprecated")
+#: The files behind functions, dispatch and tags: what every backend reads.
+_YAML = ("native_functions", "tags")
 
 #: What most backends read: every function (synthesised variants included,
 #: implicit tags added) with its dispatch resolved.
@@ -142,25 +154,39 @@ _FAMILIES = (*_FUNCTIONS, "groups", "structured-checked")
 
 BACKENDS: tuple[BackendEntry, ...] = (
     BackendEntry(
-        "aten-headers", "schemac.backends.aten.headers.backend:BACKEND", ("headers",), _FAMILIES
+        "aten-headers",
+        "schemac.backends.aten.headers.backend:BACKEND",
+        ("headers",),
+        _FAMILIES,
+        _YAML,
     ),
     BackendEntry(
         "aten-operators",
         "schemac.backends.aten.registrations.operators:BACKEND",
         ("headers",),
         _FUNCTIONS,
+        _YAML,
     ),
     BackendEntry(
-        "aten-schema", "schemac.backends.aten.schema_backend:BACKEND", ("schema",), _FUNCTIONS
+        "aten-schema",
+        "schemac.backends.aten.schema_backend:BACKEND",
+        ("schema",),
+        _FUNCTIONS,
+        _YAML,
     ),
     BackendEntry(
         "aten-backend-select",
         "schemac.backends.aten.registrations.backend_select:BACKEND",
         ("schema",),
         _FUNCTIONS,
+        _YAML,
     ),
     BackendEntry(
-        "python-enum-tag", "schemac.backends.aten.enum_tag:PYTHON_BACKEND", ("python",), _FUNCTIONS
+        "python-enum-tag",
+        "schemac.backends.aten.enum_tag:PYTHON_BACKEND",
+        ("python",),
+        _FUNCTIONS,
+        _YAML,
     ),
     BackendEntry(
         "aten-registrations",
@@ -182,28 +208,46 @@ BACKENDS: tuple[BackendEntry, ...] = (
             "mtia",
         ),
         _FAMILIES,
+        _YAML,
     ),
     BackendEntry(
         "aten-view-copy-kernels",
         "schemac.backends.aten.registrations.view_copy:BACKEND",
         ("composite",),
         (*_FAMILIES, "view-groups"),
+        _YAML,
     ),
     BackendEntry(
-        "python-bindings", "schemac.backends.python.backend:BACKEND", ("python",), _FUNCTIONS
+        "python-bindings",
+        "schemac.backends.python.backend:BACKEND",
+        ("python",),
+        _FUNCTIONS,
+        (*_YAML, "deprecated"),
     ),
     BackendEntry(
         "python-autograd-nodes",
         "schemac.backends.python.backend:NODES_BACKEND",
         ("python",),
         (*_FUNCTIONS, "autograd-infos"),
+        (*_YAML, "derivatives"),
     ),
     BackendEntry(
         "autograd",
         "schemac.backends.autograd.backend:BACKEND",
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
+        (*_YAML, "derivatives"),
     ),
+    BackendEntry(
+        "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
+    ),
+    BackendEntry(
+        "declarations",
+        "schemac.backends.declarations.backend:BACKEND",
+        ("declarations",),
+        _FUNCTIONS,
+    ),
+    BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
 )
 
 
@@ -213,6 +257,14 @@ class UnknownTargetError(ValueError):
 
 def backends_for(target: str) -> tuple[BackendEntry, ...]:
     return tuple(entry for entry in BACKENDS if target in entry.targets)
+
+
+def target_reads(target: str) -> frozenset[str]:
+    """The input files (:data:`SOURCE_KINDS`) the backends of ``target`` read; an
+    entry that names none reads them all."""
+    return frozenset(
+        kind for entry in backends_for(target) for kind in (entry.reads or SOURCE_KINDS)
+    )
 
 
 def required_facts(targets: Iterable[str]) -> frozenset[str]:

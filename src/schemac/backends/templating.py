@@ -59,6 +59,33 @@ TEMPLATE_DIR_NAME = "templates"
 _BUNDLE_FORMAT = "schemac-template-bundle-3"
 
 
+def _lazy_importlib_metadata() -> None:
+    """Make ``importlib.metadata`` load on first use instead of when Mako imports it.
+
+    ``mako.compat`` imports it at module level for its plugin loader, which
+    schemac never uses; loading it pulls in ``email``, ``zipfile`` and
+    ``csv`` (~25 ms of every compile).  :class:`importlib.util.LazyLoader`
+    gives everyone the real module, executed at its first attribute access.
+    """
+    name = "importlib.metadata"
+    if name in sys.modules:
+        return
+    import importlib.util
+
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        return
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    # As a real import would; and ``from importlib import metadata`` then
+    # finds it without the import machinery reading ``__spec__`` (which
+    # would run the module).
+    importlib.metadata = module
+
+
 def _import_mako() -> Any:
     """``mako.template``, without the syntax highlighter of Mako's HTML error pages.
 
@@ -74,6 +101,7 @@ def _import_mako() -> Any:
         import mako.template
 
         return mako.template
+    _lazy_importlib_metadata()
     sys.modules[plugin] = None  # type: ignore[assignment]
     try:
         import mako.template

@@ -15,6 +15,7 @@ from pathlib import Path
 from schemac.diagnostics import DiagnosticSink, InputError
 from schemac.frontend.deprecated_loader import load_deprecated
 from schemac.frontend.derivatives_loader import load_derivatives
+from schemac.frontend.host_templates import host_root_of, load_host_templates
 from schemac.frontend.native_loader import load_native_functions
 from schemac.frontend.release_checks import check_release_vocabulary
 from schemac.frontend.schema_parser import SchemaParser
@@ -27,7 +28,14 @@ from schemac.ir.module import Module, SourceFiles
 from schemac.ir.tags import TagDefinition
 from schemac.profiles import ReleaseProfile, reference_profile
 
-__all__ = ["InputError", "TorchYamlPaths", "load_module", "load_torch_module", "torch_yaml_paths"]
+__all__ = [
+    "InputError",
+    "TorchYamlPaths",
+    "host_root_of",
+    "load_module",
+    "load_torch_module",
+    "torch_yaml_paths",
+]
 
 PathLike = str | Path
 
@@ -39,22 +47,28 @@ def load_module(
     deprecated: PathLike | None = None,
     *,
     profile: ReleaseProfile | None = None,
+    host_templates: PathLike | None = None,
 ) -> Module:
     """Load and check the given files; raise InputError listing every problem.
 
     ``profile``: the target release, which decides the base types and
     dispatch keys the files may use (the reference release's by default).
+    ``host_templates``: the PyTorch template root to splice into
+    (:mod:`schemac.frontend.host_templates`).
     """
     # The collector is paused while the IR is built and the module moved to
     # its oldest generation afterwards: see schemac.ir.collector.
     with building_ir():
-        return _load(
+        module = _load(
             native_functions,
             tags,
             derivatives,
             deprecated,
             reference_profile() if profile is None else profile,
         )
+        if host_templates is None:
+            return module
+        return module.evolve(host_templates=load_host_templates(host_templates))
 
 
 def _load(
@@ -117,9 +131,13 @@ def _load(
 
 
 def load_torch_module(
-    *, derivatives: bool = True, deprecated: bool = True, profile: ReleaseProfile | None = None
+    *,
+    derivatives: bool = True,
+    deprecated: bool = True,
+    profile: ReleaseProfile | None = None,
+    host_templates: bool = True,
 ) -> Module:
-    """The module of the installed torch's own YAML files."""
+    """The module of the installed torch's own YAML files (and its template text)."""
     paths = torch_yaml_paths()
     return load_module(
         paths.native_functions,
@@ -127,4 +145,5 @@ def load_torch_module(
         paths.derivatives if derivatives else None,
         paths.deprecated if deprecated else None,
         profile=profile,
+        host_templates=host_root_of(paths.native_functions) if host_templates else None,
     )

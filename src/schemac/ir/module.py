@@ -22,6 +22,7 @@ from schemac.ir.autograd import AutogradTable
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.groups import Grouped, VariantGroup, ViewGroup, ViewGrouped
+from schemac.ir.host import HostTemplates
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
@@ -64,6 +65,8 @@ class Module:
     autograd: AutogradTable = attrs.field(factory=AutogradTable)
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
+    #: The host release's hand-written template text (schemac.ir.host), if given.
+    host_templates: HostTemplates | None = None
     #: The PyTorch release the module was loaded for (``"2.13"``, ``"generic"``;
     #: Note [Release profiles]); None for a module built by hand.
     release: str | None = None

@@ -84,6 +84,8 @@ def to_data(value: object, spans: bool = False) -> Any:
             item = getattr(value, field.name)
             if not spans and (isinstance(item, Span) or field.name == "field_spans"):
                 continue
+            if not field.metadata.get("print", True):  # e.g. a host file's whole text
+                continue
             data[field.name] = to_data(item, spans)
         return data
     if isinstance(value, (frozenset, set)):

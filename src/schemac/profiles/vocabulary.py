@@ -16,6 +16,10 @@ FEATURES: dict[str, str] = {
     "register_hook_sfinae": "TensorBody.h keeps the SFINAE-constrained register_hook overloads",
     "per_key_export_macros": "native and dispatch headers export kernels with their key's DLL "
     "macro (TORCH_CUDA_CPP_API, TORCH_XPU_API) instead of TORCH_API",
+    "autograd_node_intrusive_ptr": "grad_fn nodes are held by c10::intrusive_ptr (before 2.13: "
+    "std::shared_ptr, made with deleteNode)",
+    "structured_output_names": "a structured kernel's set_output_* takes a trailing "
+    "DimnameList names (2.12 and older, with named tensors)",
     "python_method_has_torch_function": "a Python method without arguments tests "
     "has_torch_function(self_) (before 2.13: check_has_torch_function(self_), the only one the "
     "older headers declare)",

@@ -18,8 +18,10 @@ import attrs
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.cpp_api import CppSignature, cpp_signature, has_symint
 from schemac.backends.aten.signatures.naming import cpp_name
+from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
+from schemac.ir.host import AUTOGRAD
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction, Variant
 
@@ -90,5 +92,19 @@ def factories_view(module: Module) -> FactoriesView:
 def factories_files(
     templates: Templates, module: Module, sources: Provenance, directory: str
 ) -> Iterator[GeneratedFile]:
-    text = templates.render("variable_factories.h.mako", factories_view(module), sources=sources)
-    yield GeneratedFile(f"{directory}/variable_factories.h", text)
+    view = factories_view(module)
+    path = f"{directory}/variable_factories.h"
+    host = None if module.host_templates is None else module.host_templates.get(AUTOGRAD, NAME)
+    if host is None:
+        yield GeneratedFile(path, templates.render(f"{NAME}.mako", view, sources=sources))
+        return
+    # PyTorch's own header (torch::tensor, torch::from_blob ... are written by
+    # hand there) with the wrappers spliced in: docs/backends.md, "Host text".
+    fillings: dict[str, Filling] = {
+        "ops_headers": [f"#include <ATen/ops/{header}.h>" for header in view.headers],
+        "function_definitions": templates.render("factory_wrappers.mako", view).rstrip("\n"),
+    }
+    yield GeneratedFile(path, splice(host, fillings))
+
+
+NAME = "variable_factories.h"

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 
 import attrs
 
+from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.python.autograd_nodes import NodeView, node_views
@@ -38,6 +39,7 @@ from schemac.backends.python.operators import OperatorBinding, PythonBindings, p
 from schemac.backends.python.return_types import StructSeq, structseqs
 from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
 from schemac.backends.templating import Templates, module_sources
+from schemac.ir.host import AUTOGRAD, HostFile
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
@@ -93,6 +95,23 @@ def _path(name: str) -> str:
     return f"{OUTPUT_DIR}/{name}"
 
 
+def host_template(module: Module, name: str) -> HostFile | None:
+    """PyTorch's template of a binding file, if the module carries the host's text."""
+    host = module.host_templates
+    return None if host is None else host.get(AUTOGRAD, name)
+
+
+def binding_fillings(view: BindingFileView) -> dict[str, Filling]:
+    """What PyTorch's binding-file templates ask for, from schemac's file view."""
+    return {
+        "ops_headers": [f"#include <ATen/ops/{header}.h>" for header in view.operator_headers],
+        "py_forwards": list(view.forward_declarations),
+        "py_method_defs": list(view.table_entries),
+        "py_methods": "".join(view.bindings).rstrip("\n"),
+        "shard_id": view.shard_id,
+    }
+
+
 def binding_files(
     module: Module, all_bindings: PythonBindings, templates: Templates
 ) -> Iterator[GeneratedFile]:
@@ -100,6 +119,11 @@ def binding_files(
     memo = CallMemo(all_bindings.arguments)  # shared by the files of this compile only
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
+        # PyTorch's own template, when the host release's is given: it carries
+        # the hand-written bindings (Tensor.size, _parse_to, ...) too.
+        host = host_template(module, template.removesuffix(".mako"))
+        if host is not None:
+            return GeneratedFile(_path(path), splice(host, binding_fillings(view)))
         return GeneratedFile(_path(path), templates.render(template, view, sources=sources))
 
     yield render(
@@ -126,6 +150,10 @@ def binding_files(
             init_function=target.init_function,
             attribute=target.attribute,
         )
+        host = host_template(module, target.filename)
+        if host is not None:
+            yield GeneratedFile(_path(target.filename), splice(host, binding_fillings(view)))
+            continue
         yield render("python_submodule_functions.cpp.mako", view, target.filename)
 
 

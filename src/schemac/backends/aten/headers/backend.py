@@ -16,6 +16,7 @@ from schemac.backends.aten.collector import module_frozen
 from schemac.backends.aten.headers import (
     dispatch_keys,
     functions,
+    host_splices,
     metas,
     natives,
     ops_structs,
@@ -26,9 +27,11 @@ from schemac.backends.aten.headers import (
 from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.run_state import AtenRunState, aten_run_state
+from schemac.backends.host_text import spliced_file
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
+from schemac.ir.host import ATEN, HostFile, HostTemplates
 from schemac.ir.module import Module
 
 OPS_DIR = "ATen/ops"
@@ -38,6 +41,12 @@ OPS_DIR = "ATen/ops"
 class _Renderer:
     templates: Templates
     sources: Provenance
+    #: The host release's template text (schemac.ir.host), when given.
+    host_templates: HostTemplates | None = None
+
+    def host(self, name: str) -> HostFile | None:
+        """PyTorch's own template ``name``, to splice into instead of schemac's skeleton."""
+        return None if self.host_templates is None else self.host_templates.get(ATEN, name)
 
     def file(
         self, path: str, template: str, view: object, family: Family | None = None
@@ -89,7 +98,12 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
     yield r.file(
         "ATen/MethodOperators.h", "MethodOperators.h.mako", ops_structs.method_operators(catalog)
     )
-    yield r.file("ATen/Functions.h", "Functions.h.mako", functions.functions_umbrella(catalog))
+    umbrella = functions.functions_umbrella(catalog)
+    host = r.host("Functions.h")
+    if host is None:
+        yield r.file("ATen/Functions.h", "Functions.h.mako", umbrella)
+    else:
+        yield spliced_file("ATen/Functions.h", host, host_splices.functions_h(umbrella))
     yield r.file(
         "ATen/NativeFunctions.h", "NativeFunctions.h.mako", natives.native_umbrella(catalog)
     )
@@ -106,10 +120,22 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
         "RegistrationDeclarations.h.mako",
         registration_decls.registration_declarations(catalog),
     )
-    if tensor_body.defines_tensor_class(catalog):
-        yield r.file(
-            "ATen/core/TensorBody.h", "TensorBody.h.mako", tensor_body.tensor_body(catalog)
-        )
+    if not tensor_body.defines_tensor_class(catalog):
+        return
+    body = tensor_body.tensor_body(catalog)
+    host = r.host("TensorBody.h")
+    if host is None:
+        yield r.file("ATen/core/TensorBody.h", "TensorBody.h.mako", body)
+    else:
+        definitions = r.templates.render("tensor_method_definitions.mako", body)
+        fillings = host_splices.tensor_body_h(body, definitions)
+        yield spliced_file("ATen/core/TensorBody.h", host, fillings)
+    # The out-of-line halves of Functions.h and TensorBody.h (TensorMaker,
+    # Tensor::item<T>): PyTorch's text alone, so only when the host gave it.
+    for path, name in host_splices.HOST_ONLY_SOURCES:
+        source = r.host(name)
+        if source is not None:
+            yield spliced_file(path, source, {})
 
 
 def iter_headers(module: Module, state: AtenRunState | None = None) -> Iterator[GeneratedFile]:
@@ -119,7 +145,9 @@ def iter_headers(module: Module, state: AtenRunState | None = None) -> Iterator[
     """
     state = AtenRunState.of(module) if state is None else state
     catalog = build_catalog(module, state.views)
-    renderer = _Renderer(state.templates(__package__ or ""), module_sources(module))
+    renderer = _Renderer(
+        state.templates(__package__ or ""), module_sources(module), module.host_templates
+    )
     yield from _per_operator(renderer, catalog)
     yield from _per_key(renderer, module, catalog, state.plan)
     yield from _umbrellas(renderer, catalog)

@@ -99,11 +99,6 @@ inline at::Tensor from_blob(
   });
 }
 
-% for w in view.wrappers:
-${w.head} {
-  at::AutoDispatchBelowADInplaceOrView guard;
-  return autograd::make_variable(${w.call}, /*requires_grad=*/${w.requires_grad});
-}
-% endfor
+<%include file="factory_wrappers.mako"/>
 
 } // namespace torch

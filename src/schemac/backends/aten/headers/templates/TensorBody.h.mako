@@ -315,9 +315,7 @@ class TORCH_API Tensor : public TensorBase {
   void _backward(TensorList inputs, const std::optional<Tensor>& gradient, std::optional<bool> keep_graph, bool create_graph) const;
 
   // -- the operator methods (generated) --------------------------------------------
-% for decl in view.declarations:
-  ${decl}
-% endfor
+<%include file="tensor_method_declarations.mako"/>
 
   // A plain int dimension would otherwise be ambiguous between overloads.
   Tensor var(int dim) const {
@@ -328,11 +326,11 @@ class TORCH_API Tensor : public TensorBase {
   }
 
   // Conversions spelled with a TypeMeta rather than a ScalarType.
-  Tensor to(caffe2::TypeMeta type_meta, bool non_blocking = false, bool copy = false) const {
+  inline Tensor to(caffe2::TypeMeta type_meta, bool non_blocking = false, bool copy = false) const {
     return to(typeMetaToScalarType(type_meta), non_blocking, copy);
   }
-  Tensor to(Device device, caffe2::TypeMeta type_meta, bool non_blocking = false,
-            bool copy = false) const {
+  inline Tensor to(Device device, caffe2::TypeMeta type_meta, bool non_blocking = false,
+                   bool copy = false) const {
     return to(device, typeMetaToScalarType(type_meta), non_blocking, copy);
   }
 
@@ -359,13 +357,7 @@ Tensor make_tensor(Args&&... args) {
 } // namespace at
 
 namespace at {
-% for d in view.definitions:
-
-// ${d.schema}
-inline ${d.head} {
-    return at::_ops::${d.struct}::call(${d.arguments});
-}
-% endfor
+<%include file="tensor_method_definitions.mako"/>
 } // namespace at
 
 namespace c10 {

@@ -1,0 +1,3 @@
+% for decl in view.declarations:
+  ${decl}
+% endfor

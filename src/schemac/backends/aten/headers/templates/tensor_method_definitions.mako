@@ -1,0 +1,7 @@
+% for d in view.definitions:
+
+// ${d.schema}
+inline ${d.head} {
+    return at::_ops::${d.struct}::call(${d.arguments});
+}
+% endfor

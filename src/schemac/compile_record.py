@@ -1,0 +1,176 @@
+"""Recording a ``schemac compile`` for the next run: the no-op check and target reuse.
+
+The glue between the compile (which knows the module, the registry and the
+files it wrote) and :mod:`schemac.rebuild` (which must not import them, so
+that the no-op path stays light): :func:`start_recording` before the compile
+reads anything, :meth:`Recording.plan_reuse` once the module is loaded
+(Note [Target reuse]), :meth:`Recording.finish` after the commit.  Note
+[Up-to-date check] in :mod:`schemac.rebuild` says what is recorded and why it
+is safe.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import attrs
+
+from schemac.backends.driver import CompileResult
+from schemac.backends.output import MANIFEST_NAME, CommitReport
+from schemac.backends.registry import SOURCE_KINDS, target_reads
+from schemac.ir.module import SourceFiles
+from schemac.rebuild.fingerprint import run_key
+from schemac.rebuild.inputs import InputRecorder
+from schemac.rebuild.reuse import (
+    Previous,
+    current_digests,
+    read_previous,
+    reusable_files,
+    unit_key,
+)
+from schemac.rebuild.state import STATE_NAME, up_to_date_files, write_state
+
+#: Set to any value to neither use nor write ``OUT/.schemac-state``.
+DISABLE_VARIABLE = "SCHEMAC_NO_STATE"
+
+
+def _unread_paths(target: str, sources: SourceFiles | None) -> frozenset[str]:
+    """The module input files none of ``target``'s backends reads (Note [Target reuse])."""
+    if sources is None:
+        return frozenset()
+    reads = target_reads(target)
+    paths = {kind: getattr(sources, kind) for kind in SOURCE_KINDS}
+    read = {os.path.abspath(p) for kind, p in paths.items() if p and kind in reads}
+    return (
+        frozenset(os.path.abspath(p) for kind, p in paths.items() if p and kind not in reads) - read
+    )
+
+
+class Recording:
+    """One compile being watched: its key, the files it reads, the targets it reuses."""
+
+    def __init__(self, argv: Sequence[str], out_dir: Path) -> None:
+        self.out_dir = out_dir
+        # Keyed before anything is read: code edited during the run makes a
+        # key that the next run, reading the new code, does not match.
+        self.key = run_key(argv)
+        self.recorder = InputRecorder(out_dir)
+        self.recorder.start()
+        self._previous: Previous | None = None
+        self._digests: dict[str, str] = {}
+        self._sources: SourceFiles | None = None
+        #: target -> the paths it keeps from the last run.
+        self.reused: dict[str, list[str]] = {}
+
+    def stop(self) -> None:
+        self.recorder.stop()
+
+    def plan_reuse(self, targets: Sequence[str], sources: SourceFiles) -> dict[str, list[str]]:
+        """The targets whose files the last run left as this one would write them."""
+        self._sources = sources
+        previous = read_previous(str(self.out_dir), lambda: self.key)
+        if previous is None:
+            return {}
+        digests = current_digests(previous.inputs)
+        if digests is None:
+            return {}
+        self._previous, self._digests = previous, digests
+        for target in targets:
+            key = unit_key(self.key, target, digests, _unread_paths(target, sources))
+            kept = reusable_files(previous, str(self.out_dir), target, key)
+            if kept is not None:
+                self.reused[target] = kept
+        return self.reused
+
+    def report(self, report: CommitReport) -> CommitReport:
+        """``report`` counting the reused targets' files as unchanged, as a full run would."""
+        if not self.reused:
+            return report
+        kept = [p for paths in self.reused.values() for p in paths]
+        return attrs.evolve(report, unchanged=tuple(sorted((*report.unchanged, *kept))))
+
+    def finish(
+        self,
+        result: CompileResult,
+        targets: Sequence[str],
+        auxiliary: Sequence[Path | None],
+        extra_inputs: Sequence[str],
+        *,
+        warned: bool = False,
+    ) -> bool:
+        """Write the state for a committed ``result`` of ``targets`` (all of them,
+        reused ones included); False if it was not recorded.
+
+        ``warned``: the run printed warnings.  Then no state is left (an older
+        one is removed): a no-op or a reused target would not print them again,
+        and a warning must show on every run until it is fixed.
+        """
+        self.recorder.stop()
+        if not self.out_dir.is_dir():
+            return False
+        if warned:
+            (self.out_dir / STATE_NAME).unlink(missing_ok=True)
+            return False
+        changed = result.report.changed
+        if not changed and up_to_date_files(str(self.out_dir), lambda: self.key):
+            # The state already describes OUT: an unchanged run touches nothing.
+            return True
+        try:
+            return self._write(result, targets, auxiliary, extra_inputs)
+        except OSError:
+            # Only a cache: without it the next run is a full one.
+            return False
+
+    def _write(
+        self,
+        result: CompileResult,
+        targets: Sequence[str],
+        auxiliary: Sequence[Path | None],
+        extra_inputs: Sequence[str],
+    ) -> bool:
+        written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME]
+        written += [p for paths in self.reused.values() for p in paths]
+        inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
+        if self.reused and self._previous is not None:
+            # What the reused targets' backends read last time, they did not read now.
+            inputs.update(self._previous.inputs)
+        digests = current_digests(inputs)
+        if digests is None or any(
+            digests[p] != d for p, d in self._digests.items() if p in digests
+        ):
+            return False  # an input changed while the compile ran
+        units = {
+            t: unit_key(self.key, t, digests, _unread_paths(t, self._sources)) for t in targets
+        }
+        by_path = {f.path: f for f in result.files}
+        generated = [(f.path, f.target) for f in result.files]
+        generated += [(p, t) for t, paths in self.reused.items() for p in paths]
+        return write_state(
+            self.out_dir,
+            self.key,
+            inputs=inputs,
+            directories=self.recorder.listed_directories(),
+            generated=generated,
+            bookkeeping=[MANIFEST_NAME] if (self.out_dir / MANIFEST_NAME).is_file() else [],
+            auxiliary=[os.path.abspath(p) for p in auxiliary if p is not None],
+            expected=_expected_bytes(by_path),
+            units=units,
+        )
+
+
+def _expected_bytes(by_path: Mapping[str, object]) -> Callable[[str], bytes | None]:
+    def expected(path: str) -> bytes | None:
+        file = by_path.get(path)
+        data = getattr(file, "data", None)
+        return data if isinstance(data, bytes) else None
+
+    return expected
+
+
+def start_recording(argv: Sequence[str], out_dir: Path, dry_run: bool) -> Recording | None:
+    """A :class:`Recording` of this compile, or None if it must not leave a state."""
+    if dry_run or os.environ.get(DISABLE_VARIABLE):
+        return None
+    return Recording(argv, out_dir)

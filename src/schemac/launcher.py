@@ -1,0 +1,41 @@
+"""The ``schemac`` command: the no-op check first, then the command line proper.
+
+``schemac compile`` into an output directory that is already up to date
+(Note [Up-to-date check] in :mod:`schemac.rebuild`) stops after checking
+that, having imported only the standard library and :mod:`schemac.rebuild`:
+no argparse tree, no grammar, no IR, no templates.  Everything else goes to
+:func:`schemac.cli.main`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    from schemac.rebuild.noop import up_to_date
+
+    if up_to_date(arguments):
+        return 0
+    from schemac.cli import main as cli_main
+
+    return cli_main(arguments)
+
+
+def run() -> None:
+    """The console script: :func:`main`, then leave without tearing the heap down.
+
+    Freeing a compile's hundreds of thousands of IR objects one by one at
+    interpreter exit costs more than the no-op path itself; the output is
+    committed and every stream flushed before ``os._exit``.
+    """
+    code = main()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = code or 0
+    os._exit(code)

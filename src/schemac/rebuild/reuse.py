@@ -1,0 +1,97 @@
+"""Reusing a target's files after an edit that target does not read.
+
+Note [Target reuse]
+~~~~~~~~~~~~~~~~~~~
+Each registry entry says which of the module's input files its output
+depends on (``BackendEntry.reads``): the ATen backends read
+``native_functions.yaml`` and ``tags.yaml``, the autograd ones
+``derivatives.yaml`` too, the Python bindings ``deprecated.yaml``.  A
+target's *unit key* hashes the run key (Note [Up-to-date check]), the
+target's name and the SHA-256 of every input the last run read except the
+module's input files none of the target's backends reads.  When a compile
+finds, in OUT's state, the same unit key for a target and every file that
+target wrote still as recorded, the target is not emitted again: its files
+stay as they are, and the compile runs only the passes and backends of the
+other targets.  So after an edit of a derivative formula ``-t all`` redoes
+the autograd and python targets and leaves the ATen ones (most of the run)
+alone.
+
+Why this is the same as a cold run: a target's bytes are a pure function of
+the code, the options and the inputs it reads (backends read nothing they
+do not declare; a registry entry that declares nothing reads everything),
+and which other targets are compiled beside it changes only which passes
+run, never the facts it reads.  ``tests/rebuild/test_incremental.py``
+compares incremental and cold output on random edits of torch's YAML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from schemac.rebuild.inputs import file_digest
+from schemac.rebuild.state import output_intact, read_body
+
+# Not typing.TYPE_CHECKING: see schemac/__init__.py.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Mapping
+
+
+class Previous:
+    """What OUT's state says the last compile (with the same run key) read and wrote."""
+
+    def __init__(self, text: str) -> None:
+        #: path -> SHA-256 of each file it read.
+        self.inputs: dict[str, str] = {}
+        #: target -> unit key.
+        self.units: dict[str, str] = {}
+        #: target -> (out record, path in OUT) of each file it wrote.
+        self.outputs: dict[str, list[tuple[str, str]]] = {}
+        for line in text.split("\n")[1:-1]:
+            record, _, path = line.partition("\t")
+            fields = record.split(" ")
+            if fields[0] == "in" and len(fields) == 2:
+                self.inputs[path] = fields[1]
+            elif fields[0] == "unit" and len(fields) == 3:
+                self.units[fields[1]] = fields[2]
+            elif fields[0] == "out" and len(fields) == 7 and fields[6] != "-":
+                self.outputs.setdefault(fields[6], []).append((record, path))
+
+
+def read_previous(out_dir: str, key: Callable[[], str]) -> Previous | None:
+    body = read_body(out_dir, key)
+    return None if body is None else Previous(body)
+
+
+def unit_key(run_key: str, target: str, digests: Mapping[str, str], unread: Collection[str]) -> str:
+    """The unit key of ``target``: see Note [Target reuse].
+
+    ``digests``: path -> SHA-256 of every input; ``unread``: the paths of the
+    module's input files the target's backends do not read.
+    """
+    digest = hashlib.sha256(f"{run_key}\0{target}\0".encode())
+    for path in sorted(digests):
+        if path not in unread:
+            digest.update(f"{path}\0{digests[path]}\0".encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def current_digests(paths: Collection[str]) -> dict[str, str] | None:
+    """SHA-256 of each file now; None if one cannot be read."""
+    digests: dict[str, str] = {}
+    for path in paths:
+        digest = file_digest(path)
+        if digest is None:
+            return None
+        digests[path] = digest
+    return digests
+
+
+def reusable_files(previous: Previous, out_dir: str, target: str, key: str) -> list[str] | None:
+    """The paths ``target`` wrote last time if they may stay as they are, else None."""
+    if previous.units.get(target) != key or target not in previous.outputs:
+        return None
+    records = previous.outputs[target]
+    if not all(output_intact(out_dir, record, path) for record, path in records):
+        return None
+    return [path for _, path in records]

@@ -1,0 +1,239 @@
+"""``OUT/.schemac-state``: what the last successful compile into OUT read and wrote.
+
+The layout, one record a line (UTF-8)::
+
+    schemac-state 1                         the format (fingerprint.STATE_FORMAT)
+    key <hex>                               the run key (fingerprint.run_key)
+    sum <hex>                               SHA-256 of every byte after this line
+    files <n>                               how many generated files OUT holds for this run
+    in <sha256> <TAB> <absolute path>       a file the compile read
+    dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
+    unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
+    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <TAB> <path in OUT>
+    aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
+
+``out`` lines cover the generated files (with the target that made them) and
+the manifest (target ``-``).  Their SHA-256 is
+written only for racy files (Note [Up-to-date check]): those whose mtime or
+ctime is no older than one file-system clock tick before the moment the
+outputs were stat'ed.  That moment is read off a file created in OUT just
+before, so the comparison uses the file system's own clock, and the tick is
+taken as 2 s where that file's time has no sub-second part (FAT, old
+file systems) and 20 ms otherwise (Linux file times advance once per
+scheduler tick, at most 10 ms).  Paths with a tab or a line break are not
+recorded: the compile then writes no state and the next run is a full one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from schemac.rebuild.fingerprint import STATE_FORMAT
+from schemac.rebuild.inputs import file_digest, listing_digest
+
+# Not typing.TYPE_CHECKING: see schemac/__init__.py.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
+
+STATE_NAME = ".schemac-state"
+
+_FINE_TICK_NS = 20_000_000
+_COARSE_TICK_NS = 2_000_000_000
+
+
+def _stat_fields(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def _recordable(path: str) -> bool:
+    return "\t" not in path and "\n" not in path and "\r" not in path
+
+
+def write_state(
+    out_dir: Path,
+    key: str,
+    *,
+    inputs: Iterable[str],
+    directories: Iterable[str],
+    generated: Iterable[tuple[str, str]],
+    bookkeeping: Iterable[str],
+    auxiliary: Iterable[str],
+    expected: Callable[[str], bytes | None],
+    units: dict[str, str] | None = None,
+) -> bool:
+    """Record a successful compile into ``out_dir``; False if it could not be recorded.
+
+    ``generated`` are (path in OUT, target) pairs, ``bookkeeping`` paths in
+    OUT; ``units`` each target's reuse key; ``expected(path)`` gives
+    a generated file's intended bytes (hashed for racy files instead of what
+    is on disk, which someone may have changed already).  Nothing is
+    recorded, and any older state removed, when a path cannot be written
+    down or an input cannot be read: the next run is then a full one.
+    """
+    import tempfile
+
+    state_path = out_dir / STATE_NAME
+    generated = list(generated)
+    handle, temporary = tempfile.mkstemp(prefix=f"{STATE_NAME}.", dir=out_dir)
+    try:
+        reference = os.fstat(handle).st_mtime_ns
+        tick = _COARSE_TICK_NS if reference % 1_000_000_000 == 0 else _FINE_TICK_NS
+        body = _body(
+            out_dir,
+            reference - tick,
+            inputs,
+            directories,
+            [*generated, *((p, "") for p in bookkeeping)],
+            auxiliary,
+            expected,
+            units or {},
+        )
+        if body is None:
+            os.close(handle)
+            os.unlink(temporary)
+            state_path.unlink(missing_ok=True)
+            return False
+        text = f"files {len(generated)}\n{body}".encode()
+        head = f"{STATE_FORMAT}\nkey {key}\nsum {hashlib.sha256(text).hexdigest()}\n".encode()
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(head + text)
+        os.replace(temporary, state_path)
+    except BaseException:
+        if os.path.lexists(temporary):
+            os.unlink(temporary)
+        raise
+    return True
+
+
+def _body(
+    out_dir: Path,
+    racy_from: int,
+    inputs: Iterable[str],
+    directories: Iterable[str],
+    outputs: list[tuple[str, str]],
+    auxiliary: Iterable[str],
+    expected: Callable[[str], bytes | None],
+    units: dict[str, str],
+) -> str | None:
+    lines: list[str] = []
+    for path in sorted(inputs):
+        digest = file_digest(path)
+        if digest is None or not _recordable(path):
+            return None
+        lines.append(f"in {digest}\t{path}\n")
+    for path in sorted(directories):
+        digest = listing_digest(path)
+        if digest is None or not _recordable(path):
+            return None
+        lines.append(f"dir {digest}\t{path}\n")
+    for target, unit_key in sorted(units.items()):
+        lines.append(f"unit {target} {unit_key}\n")
+    root = str(out_dir)
+    for relative, target in outputs:
+        if not _recordable(relative) or " " in target:
+            return None
+        try:
+            size, mtime, ctime, inode = _stat_fields(os.stat(f"{root}/{relative}"))
+        except OSError:
+            return None
+        digest = "-"
+        if max(mtime, ctime) >= racy_from:
+            data = expected(relative) if target else None
+            digest = (
+                hashlib.sha256(data).hexdigest()
+                if data is not None
+                else file_digest(f"{root}/{relative}") or "?"
+            )
+        lines.append(f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'}\t{relative}\n")
+    for path in sorted(auxiliary):
+        digest = file_digest(path)
+        if digest is None or not _recordable(path):
+            return None
+        lines.append(f"aux {digest}\t{path}\n")
+    return "".join(lines)
+
+
+def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
+    """How many generated files OUT holds if the state says a run with ``key()``
+    would change nothing; None if it might (then the caller compiles).
+
+    ``key`` is called only when there is a well-formed state to compare with
+    (computing it hashes schemac's code).
+    """
+    body = read_body(out_dir, key)
+    return None if body is None else _check_body(out_dir, body)
+
+
+def read_body(out_dir: str, key: Callable[[], str]) -> str | None:
+    """The records of OUT's state if it is well formed and was written for ``key()``."""
+    try:
+        with open(os.path.join(out_dir, STATE_NAME), "rb") as stream:
+            data = stream.read()
+    except OSError:
+        return None
+    head, body = _split(data)
+    if head is None:
+        return None
+    if head[0] != STATE_FORMAT or head[1] != f"key {key()}":
+        return None
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    lines = text.split("\n")
+    first = lines[0].split(" ")
+    if len(first) != 2 or first[0] != "files" or not first[1].isdigit() or lines[-1] != "":
+        return None
+    return text
+
+
+def _split(data: bytes) -> tuple[list[str] | None, bytes]:
+    """The three header lines and the checksummed rest; (None, b"") if malformed."""
+    parts = data.split(b"\n", 3)
+    if len(parts) != 4:
+        return None, b""
+    try:
+        head = [part.decode("ascii") for part in parts[:3]]
+    except UnicodeDecodeError:
+        return None, b""
+    if head[2] != f"sum {hashlib.sha256(parts[3]).hexdigest()}":
+        return None, b""
+    return head, parts[3]
+
+
+def output_intact(root: str, record: str, path: str) -> bool:
+    """Whether the file an ``out`` record describes is still as recorded."""
+    try:
+        info = os.stat(f"{root}/{path}")
+    except OSError:
+        return False
+    # One string comparison per file: ~7,700 of them on torch's -t all.
+    now = f"out {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
+    if not record.startswith(now):
+        return False
+    digest = record[len(now) :].partition(" ")[0]
+    return digest == "-" or file_digest(f"{root}/{path}") == digest
+
+
+def _check_body(root: str, text: str) -> int | None:
+    lines = text.split("\n")
+    for line in lines[1:-1]:
+        record, _, path = line.partition("\t")
+        if record.startswith("out "):
+            if not output_intact(root, record, path):
+                return None
+            continue
+        fields = record.split(" ")
+        kind = fields[0]
+        if kind in ("in", "aux"):
+            if len(fields) != 2 or file_digest(path) != fields[1]:
+                return None
+        elif kind == "dir":
+            if len(fields) != 2 or listing_digest(path) != fields[1]:
+                return None
+        elif kind != "unit":
+            return None
+    return int(lines[0].split(" ")[1])

@@ -1,0 +1,306 @@
+"""The no-op path (Note [Up-to-date check]): an unchanged compile stops after a check
+that touches nothing; any change to an input, an output or the state sends it the full way,
+which repairs OUT to what a cold compile writes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from schemac import launcher
+from schemac.backends.output.commit import CommitReport
+from schemac.rebuild import noop, state
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = ROOT / "examples" / "toyops"
+STATE = state.STATE_NAME
+#: Enough targets for several backends and a manifest, few enough to keep compiles short.
+TARGETS = "schema,cpu"
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Path:
+    """A private copy of the toy library's YAML (tests edit it)."""
+    copy = tmp_path / "toy"
+    shutil.copytree(TOY, copy)
+    return copy
+
+
+def _argv(toy: Path, out: Path, *extra: str) -> list[str]:
+    return [
+        "compile",
+        str(toy / "native_functions.yaml"),
+        "--tags",
+        str(toy / "tags.yaml"),
+        "--derivatives",
+        str(toy / "derivatives.yaml"),
+        "-t",
+        TARGETS,
+        "-o",
+        str(out),
+        *extra,
+    ]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != STATE
+    }
+
+
+def _stats(root: Path) -> dict[str, tuple[int, int, int]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns, p.stat().st_ctime_ns)
+        for p in sorted(root.rglob("*"))
+    }
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """What a cold compile of the unedited toy library writes."""
+    where = tmp_path_factory.mktemp("cold")
+    assert launcher.main(_argv(TOY, where / "out")) == 0
+    return _files(where / "out")
+
+
+def _is_noop(argv: list[str]) -> bool:
+    return noop.up_to_date(argv)
+
+
+def test_an_unchanged_compile_is_a_noop_that_touches_nothing(toy: Path, tmp_path: Path, capsys):
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    full = capsys.readouterr().out
+    assert (out / STATE).is_file()
+    before = _stats(out)
+    assert launcher.main(argv) == 0
+    generated = len(_files(out)) - 1  # all but the manifest
+    assert capsys.readouterr().out.strip() == noop.summary(str(out), generated)
+    assert f"{generated} created" in full
+    assert _stats(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
+
+
+def test_the_noop_summary_is_the_commit_summary() -> None:
+    report = CommitReport(out_dir="OUT", unchanged=("a", "b", "c"))
+    assert noop.summary("OUT", 3) == report.summary()
+
+
+def test_the_noop_path_imports_no_compiler(toy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    script = (
+        "import sys\nfrom schemac import launcher\ncode = launcher.main(sys.argv[1:])\n"
+        "heavy = ('schemac.cli', 'schemac.frontend', 'schemac.backends', 'lark', 'mako', 'yaml')\n"
+        "print(code, sorted(m for m in sys.modules if m.startswith(heavy)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *argv], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "0 []"
+
+
+def test_a_second_full_run_with_the_same_key_keeps_the_state(toy: Path, tmp_path: Path) -> None:
+    from schemac.cli import main
+
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert main(argv) == 0
+    before = _stats(out)
+    assert main(argv) == 0  # the full path, in process: it finds nothing to change
+    assert _stats(out) == before
+
+
+@pytest.mark.parametrize("fault", ["deleted", "hand-edited", "touched", "same-size edit"])
+def test_a_changed_output_is_noticed_and_repaired(
+    toy: Path, tmp_path: Path, fault: str, capsys, cold: dict[str, bytes]
+) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    victim = out / "ATen" / "RegisterSchema.cpp"
+    info = victim.stat()
+    if fault == "deleted":
+        victim.unlink()
+    elif fault == "hand-edited":
+        victim.write_text(victim.read_text() + "// local change\n")
+    elif fault == "touched":
+        os.utime(victim)
+    else:
+        # Same size, same mtime: only ctime (which user space cannot set) tells.
+        data = bytearray(victim.read_bytes())
+        data[-2] = ord("x") if data[-2] != ord("x") else ord("y")
+        victim.write_bytes(bytes(data))
+        os.utime(victim, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert not _is_noop(argv)
+    capsys.readouterr()
+    assert launcher.main(argv) == 0
+    assert _files(out) == cold
+    assert _is_noop(argv)
+
+
+def test_a_racy_output_is_checked_by_content(toy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    text = (out / STATE).read_text()
+    victim = "ATen/RegisterSchema.cpp"
+    info = (out / victim).stat()
+    line = next(x for x in text.splitlines() if x.endswith(f"\t{victim}"))
+    stats = f"out {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
+    assert line.startswith(stats)
+    # A racy record (times too close to the check) carries a digest; a wrong one fails.
+    good = state._check_body(str(out), f"files 1\n{stats}-\t{victim}\n")
+    bad = state._check_body(str(out), f"files 1\n{stats}{'0' * 64}\t{victim}\n")
+    assert (good, bad) == (1, None)
+
+
+@pytest.mark.parametrize(
+    "damage", ["truncated", "edited", "other format", "other key", "another OUT's state"]
+)
+def test_a_damaged_or_foreign_state_is_ignored(
+    toy: Path, tmp_path: Path, damage: str, capsys, cold: dict[str, bytes]
+) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    path = out / STATE
+    text = path.read_text()
+    if damage == "truncated":
+        path.write_text(text[: len(text) // 2])
+    elif damage == "edited":
+        path.write_text(text.replace("files ", "files 1", 1))
+    elif damage == "other format":
+        path.write_text(text.replace("schemac-state 1", "schemac-state 0", 1))
+    elif damage == "other key":
+        key = text.splitlines()[1]
+        path.write_text(text.replace(key, "key " + "0" * 64, 1))
+    else:
+        # Another target set's OUT, and its state, copied over this one.
+        other = tmp_path / "other"
+        assert launcher.main([*_argv(toy, other)[:-4], "-t", "schema", "-o", str(other)]) == 0
+        shutil.copy(other / STATE, path)
+        (out / "ATen" / "RegisterSchema.cpp").write_bytes(
+            (other / "ATen" / "RegisterSchema.cpp").read_bytes() + b"\n"
+        )
+    assert not _is_noop(argv)
+    capsys.readouterr()
+    assert launcher.main(argv) == 0
+    assert _files(out) == cold
+    assert _is_noop(argv)
+
+
+@pytest.mark.parametrize("change", ["native", "derivatives", "option", "cwd"])
+def test_a_changed_input_or_option_is_a_full_run(
+    toy: Path, tmp_path: Path, change: str, monkeypatch
+) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    if change == "native":
+        path = toy / "native_functions.yaml"
+        path.write_text(path.read_text() + "\n# a comment changes the bytes\n")
+    elif change == "derivatives":
+        path = toy / "derivatives.yaml"
+        path.write_text(path.read_text() + "\n")
+    elif change == "option":
+        argv = [*argv, "-j", "1"]
+    else:
+        monkeypatch.chdir(tmp_path)
+    assert not _is_noop(argv)
+
+
+def test_dry_runs_and_disabled_state_write_none(toy: Path, tmp_path: Path, monkeypatch) -> None:
+    out = tmp_path / "out"
+    assert launcher.main(_argv(toy, out)) == 0
+    (out / STATE).unlink()
+    assert launcher.main(_argv(toy, out, "--dry-run")) == 0
+    assert not (out / STATE).exists()
+    monkeypatch.setenv("SCHEMAC_NO_STATE", "1")
+    assert launcher.main(_argv(toy, out)) == 0
+    assert not (out / STATE).exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["compile", "x.yaml", "-o", "OUT"], "OUT"),
+        (["compile", "-oOUT", "x.yaml"], "OUT"),
+        (["compile", "--out=OUT"], "OUT"),
+        (["compile", "--out", "OUT", "-t", "all"], "OUT"),
+        (["check", "-o", "OUT"], None),
+        (["compile", "x.yaml"], None),
+    ],
+)
+def test_out_dir_of(argv: list[str], expected: str | None) -> None:
+    assert noop.out_dir_of(argv) == expected
+
+
+def test_an_edit_of_derivatives_reuses_the_targets_that_do_not_read_it(
+    toy: Path, tmp_path: Path, capsys
+) -> None:
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out)[:-4], "-t", "schema,autograd", "-o", str(out), "--time-passes"]
+    assert launcher.main(argv) == 0
+    before = _stats(out)
+    path = toy / "derivatives.yaml"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    capsys.readouterr()
+    assert launcher.main(argv) == 0
+    captured = capsys.readouterr()
+    emitted = {line.split()[0] for line in captured.err.splitlines() if line}
+    assert "autograd" in emitted and "schema" not in emitted
+    assert "0 created, 0 updated" in captured.out
+    assert {p: s for p, s in _stats(out).items() if p != STATE} == {
+        p: s for p, s in before.items() if p != STATE
+    }
+
+
+@pytest.mark.parametrize(
+    "text", ["out", "./out/", "a//b/./c", "/x/../y", "//net/x", "///x", ".", "a/"]
+)
+def test_the_noop_summary_spells_out_as_the_full_path_does(text: str) -> None:
+    assert noop.path_text(text) == str(Path(text))
+
+
+def test_yaml_inside_out_is_still_an_input(toy: Path) -> None:
+    # ``-o .`` next to the YAML: the outputs are left out of the inputs, the YAML is not.
+    argv = _argv(toy, toy)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# edited\n")
+    assert not _is_noop(argv)
+
+
+def test_a_run_with_warnings_leaves_no_state_and_warns_again(tmp_path: Path, capsys) -> None:
+    native = tmp_path / "native_functions.yaml"
+    native.write_text("- func: neg(Tensor self) -> Tensor\n  dispatch:\n    CPU: neg\n")
+    derivatives = tmp_path / "derivatives.yaml"
+    derivatives.write_text("- name: neg(Tensor self) -> Tensor\n  self: my_neg_backward(grad)\n")
+    out = tmp_path / "out"
+    argv = ["compile", str(native), "--derivatives", str(derivatives), "-t", "autograd"]
+    argv += ["-o", str(out), "--torch-version", "2.14"]
+    for _ in range(2):
+        assert launcher.main(argv) == 0
+        assert "warning: call to unknown function 'my_neg_backward'" in capsys.readouterr().err
+        assert not (out / STATE).exists()
+
+
+def test_a_pending_commit_beside_out_is_never_a_noop(toy: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    (tmp_path / ".out.schemac-commit").mkdir()  # an interrupted commit's journal directory
+    assert not _is_noop(argv)
