@@ -107,7 +107,6 @@ OVERLAPS = [
     (["--depfile", "{x}", "--outputs-list", "{x}"], "is the same file as --depfile"),
     (["--depfile", "{out}/deps.d"], "--depfile '{out}/deps.d' is inside the output directory"),
     (["--outputs-list", "{out}/ATen/Functions.h"], "is inside the output directory"),
-    (["--select", "{out}/sel.txt"], "--select '{out}/sel.txt' is inside the output directory"),
 ]
 
 
@@ -147,3 +146,19 @@ def test_an_output_name_too_long_for_the_file_system_is_a_usage_error(tmp_path: 
         assert "Traceback" not in err
         assert "characters long" in err or "longer than 255" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_over_an_input_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    """An input inside OUT is fine (``-o .`` beside the YAML), one at an output's path is not."""
+    out = tmp_path / "out"
+    (out / "ATen").mkdir(parents=True)
+    selection = out / "ATen" / "Functions.h"
+    selection.write_text("toyops::scale\n")
+    code, err = _run(
+        ["compile", NATIVE, "-t", "headers", "-o", str(out), "--select", str(selection)]
+    )
+    assert code == 1, err
+    assert f"the output ATen/Functions.h would overwrite the input {selection}" in err, err
+    assert selection.read_text() == "toyops::scale\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert [p.name for p in out.rglob("*")] == ["ATen", "Functions.h"]

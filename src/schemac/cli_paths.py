@@ -4,8 +4,7 @@ Caught while writing, a bad path would be found after the outputs were in
 place.  The rules: ``-o`` is (or can become) a directory whose name leaves
 room for the names schemac keeps beside it; ``--depfile`` and
 ``--outputs-list`` are files, distinct from each other, from every input and
-from anything inside OUT; no input lies inside OUT (a compile there could
-replace or remove it); and when a depfile or an outputs list is written, no
+from anything inside OUT; and when a depfile or an outputs list is written, no
 path in it holds a line break, which neither format can express.
 """
 
@@ -74,9 +73,8 @@ def _overlap(
     out: Path, written: list[tuple[str, Path]], inputs: list[tuple[str, Path]]
 ) -> str | None:
     real_out = _real(out)
-    for option, path in inputs:
-        if _inside(_real(path), real_out):
-            return f"{option} '{path}' is inside the output directory -o '{out}'"
+    # An input may sit inside OUT (``-o .`` beside the YAML); the driver
+    # refuses an output at an input's path (preflight.check_inputs_kept).
     for index, (option, path) in enumerate(written):
         real = _real(path)
         if _inside(real, real_out):

@@ -22,6 +22,7 @@ from schemac.backends.output.commit import CommitReport, commit, depfile_text, w
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import output_lock
+from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
@@ -236,6 +237,9 @@ def _compile_locked(
             profile=profile,
             warnings=warnings,
         )
+        if not dry_run:
+            sources = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
+            check_inputs_kept(str(out_dir), [f.path for f in files], sources)
         start = time.perf_counter()
         staged = None if helper is None else helper.result()
     except BaseException:

@@ -123,3 +123,23 @@ def _raise(problems: list[str]) -> None:
         more = len(problems) - len(shown)
         text = "; ".join(shown) + (f"; and {more} more" if more else "")
         raise CommitError(f"{text}; nothing was written")
+
+
+def check_inputs_kept(out_dir: str, produced: Iterable[str], inputs: Iterable[str]) -> None:
+    """Refuse a compile that would write an output over one of its own inputs.
+
+    An input may live inside OUT (``-o .`` beside the YAML); it may not be
+    at the path of an output (a ``--select`` file named ``ATen/Functions.h``).
+    """
+    root = os.path.realpath(out_dir)
+    inside = {}
+    for source in inputs:
+        real = os.path.realpath(source)
+        if real.startswith(root + os.sep):
+            inside[os.path.relpath(real, root).replace(os.sep, "/")] = source
+    clashes = [
+        f"the output {path} would overwrite the input {inside[path]}"
+        for path in produced
+        if path in inside
+    ]
+    _raise(clashes)
