@@ -63,7 +63,12 @@ sys.exit(main(sys.argv[1:]))
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    """Every file's bytes; the no-op check's stat record (``.schemac-state``) differs by design."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and p.name != ".schemac-state"
+    }
 
 
 def _beside(out: Path) -> list[str]:
