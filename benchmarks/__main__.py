@@ -34,6 +34,7 @@ MODULES: tuple[str, ...] = (
     "bench_autograd",
     "bench_python",
     "bench_rebuild",
+    "bench_backend_stubs",
 )
 
 

@@ -68,6 +68,10 @@ LIST_SOURCES: dict[str, tuple[str, str]] = {
         f"{AUTOGRAD}/gen_inplace_or_view_type.py",
         "VIEW_FUNCTIONS_WITH_METADATA_CHANGE",
     ),
+    "returns_views_of_input": (
+        f"{AUTOGRAD}/gen_inplace_or_view_type.py",
+        "RETURNS_VIEWS_OF_INPUT",
+    ),
     "python_skipped_name_patterns": (
         f"{AUTOGRAD}/gen_python_functions.py",
         "_SKIP_PYTHON_BINDINGS",
@@ -96,6 +100,10 @@ LIST_SOURCES: dict[str, tuple[str, str]] = {
     "mutable_ops_not_using_functionalization": (
         "torchgen/gen_functionalization_type.py",
         "MUTABLE_OPS_NOT_USING_FUNCTIONALIZATION",
+    ),
+    "functionalization_out_dtype_preserving": (
+        "torchgen/gen_functionalization_type.py",
+        "CUMULATIVE_OUT_OPS_PRESERVING_OUT_DTYPE",
     ),
 }
 
@@ -143,6 +151,18 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "per_key_export_macros": (
         "torchgen/dest/native_functions.py",
         lambda text: "TORCH_CUDA_CPP_API" in text,
+    ),
+    # The owning C++ types (ViewMeta members) turn `const at::Tensor &` into a value.
+    "view_meta_owns_tensors": (
+        "torchgen/api/cpp.py",
+        lambda text: (
+            re.search(
+                r"elif remove_non_owning_ref_types:\s*"
+                r"return NamedCType\(binds, BaseCType\(tensorT\)\)",
+                text,
+            )
+            is not None
+        ),
     ),
 }
 
@@ -226,6 +246,13 @@ def _strings(node: ast.expr, names: dict[str, Any]) -> Any:
         if isinstance(func, ast.Name) and func.id in {"set", "frozenset", "list", "sorted"}:
             inner = _strings(node.args[0], names) if node.args else []
             return set(inner) if func.id.endswith("set") else list(inner)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "parse"
+            and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            return node.args[0].value  # OperatorName.parse("cumsum.out") -> "cumsum.out"
         if isinstance(func, ast.Attribute):
             owner = _strings(func.value, names)
             if func.attr == "keys" and isinstance(owner, dict):
@@ -364,7 +391,182 @@ def keyword_exceptions(gen_text: str) -> list[str]:
     return []
 
 
+AOTI_FALLBACK_OPS = "torchgen/aoti/fallback_ops.py"
+AOTI_SHIM_GENERATOR = "torchgen/gen_aoti_c_shim.py"
+#: Profile table -> the top-level dict of ``fallback_ops.py`` it records.
+AOTI_TABLE_SOURCES: dict[str, str] = {
+    "aoti_fallback_ops": "inductor_fallback_ops",
+    "aoti_aten_shimified_ops": "aten_shimified_ops",
+}
+
+
+def aoti_versions(metadata: Any) -> str:
+    """One shimmed operator's version record as canonical JSON text.
+
+    Releases spell a version two ways (``{"v2": ["arg"]}`` up to 2.12,
+    ``{"v2": {"new_args": [...], "since": "TORCH_VERSION_..."}}`` since);
+    the profile keeps one: ``{"since"?: ..., "v<N>": {"new_args": [...], "since"?: ...}}``.
+    """
+    if not isinstance(metadata, dict):
+        raise ExtractionError(f"fallback op metadata is not a dict: {metadata!r}")
+    record: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if key == "since":
+            record[key] = str(value)
+        elif isinstance(value, list):
+            record[key] = {"new_args": [str(v) for v in value]}
+        elif isinstance(value, dict):
+            entry: dict[str, Any] = {"new_args": [str(v) for v in value.get("new_args", [])]}
+            if "since" in value:
+                entry["since"] = str(value["since"])
+            record[key] = entry
+        else:
+            raise ExtractionError(f"fallback op version {key}: not a list or dict: {value!r}")
+    return json.dumps(record, sort_keys=True, separators=(",", ":"))
+
+
+def aoti_nullable_returns(generator_text: str) -> list[str]:
+    """The name fragments whose shims accept null return pointers: the string
+    constants ``gen_returns`` loops over (``for name in ("...", ...)``)."""
+    for node in ast.walk(ast.parse(generator_text)):
+        if isinstance(node, ast.FunctionDef) and node.name == "gen_returns":
+            for loop in ast.walk(node):
+                if isinstance(loop, ast.For) and isinstance(loop.iter, (ast.Tuple, ast.List)):
+                    return sorted(_strings(loop.iter, {}))
+    raise ExtractionError(f"{AOTI_SHIM_GENERATOR}: no name loop in gen_returns")
+
+
+def _aoti_policy(files: ReleaseFiles, lists: dict[str, list[str]]) -> dict[str, dict[str, str]]:
+    """The AOTInductor shim tables (none when the release has no fallback_ops.py)."""
+    text = files.read(AOTI_FALLBACK_OPS)
+    if text is None:
+        return {}
+    literals = module_literals(text)
+    tables = {
+        table: {op: aoti_versions(meta) for op, meta in literals[variable].items()}
+        for table, variable in AOTI_TABLE_SOURCES.items()
+        if isinstance(literals.get(variable), dict)
+    }
+    lists["aoti_nullable_returns"] = aoti_nullable_returns(files.need(AOTI_SHIM_GENERATOR))
+    return tables
+
+
+def export_macro_table(native_text: str, model_text: str) -> dict[str, str]:
+    """Dispatch key -> the DLL export macro torchgen gives its kernels (besides TORCH_API).
+
+    Read from ``torch_api_key_word_prefix`` in dest/native_functions.py: a
+    literal ``{"XPU": "TORCH_XPU_API"}`` (up to 2.13), nothing (2.14), or
+    ``if is_cuda_dispatch_key(dk): return "TORCH_CUDA_CPP_API"`` tests whose
+    key sets are model.py's ``is_<family>_dispatch_key`` functions (2.15).
+    """
+    function = next(
+        (
+            node
+            for node in ast.walk(ast.parse(native_text))
+            if isinstance(node, ast.FunctionDef) and node.name == "torch_api_key_word_prefix"
+        ),
+        None,
+    )
+    if function is None:
+        return {}
+    table: dict[str, str] = {}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                    table[str(key.value)] = str(value.value)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Call):
+            predicate = node.test.func
+            returned = node.body[0] if node.body else None
+            if (
+                isinstance(predicate, ast.Name)
+                and isinstance(returned, ast.Return)
+                and isinstance(returned.value, ast.Constant)
+            ):
+                for key in _dispatch_key_set(model_text, predicate.id):
+                    table[key] = str(returned.value.value)
+    return table
+
+
+def _dispatch_key_set(model_text: str, function_name: str) -> list[str]:
+    """The ``DispatchKey.X`` members a model.py predicate ``function_name`` lists."""
+    for node in ast.walk(ast.parse(model_text)):
+        if isinstance(node, ast.FunctionDef) and node.name == function_name:
+            return [
+                n.attr
+                for n in ast.walk(node)
+                if isinstance(n, ast.Attribute)
+                and isinstance(n.value, ast.Name)
+                and n.value.id == "DispatchKey"
+            ]
+    raise ExtractionError(f"model.py: no function {function_name}")
+
+
 # -- the profile -----------------------------------------------------------------------
+FUNCTIONALIZATION = "torchgen/gen_functionalization_type.py"
+VMAP = "torchgen/gen_vmap_plumbing.py"
+INVERSES_TEMPLATE = "torchgen/packaged/ATen/templates/FunctionalInverses.h"
+
+
+def _function(tree: ast.AST, name: str) -> ast.FunctionDef | None:
+    found = (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+    return next(found, None)
+
+
+def _name_equalities(function: ast.FunctionDef | None) -> list[str]:
+    """Constants compared for equality with ``str(<x>.func.name)`` in ``function``."""
+    found: list[str] = []
+    for node in ast.walk(function) if function is not None else ():
+        if not (isinstance(node, ast.Compare) and isinstance(node.ops[0], ast.Eq)):
+            continue
+        left, right = node.left, node.comparators[0]
+        if (
+            isinstance(left, ast.Call)
+            and isinstance(left.func, ast.Name)
+            and left.func.id == "str"
+            and left.args
+            and ast.unparse(left.args[0]).endswith(".func.name")
+            and isinstance(right, ast.Constant)
+            and isinstance(right.value, str)
+        ):
+            found.append(right.value)
+    return found
+
+
+def functionalization_lists(files: ReleaseFiles) -> dict[str, list[str]]:
+    """The operator names the functionalization and vmap generators single out.
+
+    The hand-written kernels and the as_strided flag are string comparisons in
+    torchgen's code, the vmap exceptions a list local to its generator, the
+    hand-declared inverses lines of the FunctionalInverses.h template.
+    """
+    lists: dict[str, list[str]] = {}
+    text = files.read(FUNCTIONALIZATION)
+    if text is not None:
+        tree = ast.parse(text)
+        hand_written = _name_equalities(_function(tree, "gen_functionalization_registration"))
+        lists["functionalization_hand_written"] = sorted(set(hand_written))
+        lists["functionalization_as_strided_views"] = _name_equalities(
+            _function(tree, "is_as_strided")
+        )
+    text = files.read(VMAP)
+    if text is not None:
+        for node in ast.walk(ast.parse(text)):
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "return_symint_overrides"
+            ):
+                lists["vmap_non_tensor_return_ops"] = _as_list(_strings(node.value, {}))
+    text = files.read(INVERSES_TEMPLATE)
+    if text is not None:
+        declared = re.findall(r"^static at::Tensor (\w+)\((.*)\);$", text, re.M)
+        lists["functionalization_hand_declared_inverses"] = [
+            f"{name}({', '.join(params.split(', ')[3:])})" for name, params in declared
+        ]
+    return lists
+
+
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
     files = ReleaseFiles(source)
@@ -392,6 +594,7 @@ def extract(source: Path) -> dict[str, Any]:
             literals[path] = module_literals(text) if text is not None else {}
         return literals[path].get(name)
 
+    lists.update(functionalization_lists(files))
     for list_name, (path, variable) in LIST_SOURCES.items():
         value = literal(path, variable)
         if value is None:
@@ -402,6 +605,9 @@ def extract(source: Path) -> dict[str, Any]:
         value = literal(path, variable)
         if isinstance(value, dict):
             tables[table_name] = {str(k): str(v) for k, v in value.items()}
+    tables["kernel_export_macros"] = export_macro_table(
+        files.need("torchgen/dest/native_functions.py"), model
+    )
     shards = {}
     for family, path in SHARD_SOURCES.items():
         text = files.read(path)
@@ -410,6 +616,7 @@ def extract(source: Path) -> dict[str, Any]:
             shards[family] = str(count)
     if shards:
         tables["shard_counts"] = shards
+    tables.update(_aoti_policy(files, lists))
     features = sorted(
         name
         for name, (path, test) in FEATURE_SOURCES.items()

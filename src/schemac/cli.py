@@ -22,6 +22,13 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
+from schemac.cli_backend import (
+    BackendInput,
+    add_backend_arguments,
+    compile_targets,
+    coverage_command,
+    register_backend_init_command,
+)
 from schemac.cli_paths import output_paths_problem
 from schemac.cli_pipeline import (
     AFTER_LOAD,
@@ -92,8 +99,14 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     add_release_arguments(parser)
 
 
-def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
-    """The module named by :func:`add_input_arguments`' options, for ``target``."""
+def load_inputs(
+    args: argparse.Namespace, target: TargetRelease, *, autograd_files: bool = True
+) -> Module:
+    """The module named by :func:`add_input_arguments`' options, for ``target``.
+
+    ``autograd_files=False``: with ``--torch``, leave torch's derivatives and
+    deprecated signatures out unless named (outputs that never read them).
+    """
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
     host = args.host_templates
@@ -101,8 +114,9 @@ def load_inputs(args: argparse.Namespace, target: TargetRelease) -> Module:
         paths = torch_yaml_paths()
         native = native or paths.native_functions
         tags = tags or paths.tags
-        derivatives = derivatives or paths.derivatives
-        deprecated = deprecated or paths.deprecated
+        if autograd_files:
+            derivatives = derivatives or paths.derivatives
+            deprecated = deprecated or paths.deprecated
         host = host or host_root_of(paths.native_functions)
     return load_module(
         native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
@@ -237,10 +251,11 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
     parser.add_argument(
         "-t",
         "--targets",
-        required=True,
         metavar="TARGETS",
-        help=f"comma-separated targets: {ALL} or any of {', '.join(TARGET_NAMES)}",
+        help=f"comma-separated targets: {ALL} or any of {', '.join(TARGET_NAMES)} "
+        "(required unless --backend is given)",
     )
+    add_backend_arguments(parser)
     parser.add_argument("-o", "--out", required=True, type=_path, help="output directory")
     parser.add_argument(
         "--dry-run", action="store_true", help="report what would change; write nothing"
@@ -308,6 +323,7 @@ def _output_paths_problem(args: argparse.Namespace) -> str | None:
         ("--derivatives", args.derivatives),
         ("--deprecated", args.deprecated),
         ("--select", args.select),
+        ("--backend", getattr(args, "backend", None)),
     ]
     return output_paths_problem(args.out, args.depfile, args.outputs_list, inputs)
 
@@ -318,10 +334,10 @@ def _tell(message: str) -> None:
 
 
 def _compile(args: argparse.Namespace) -> int:
-    from schemac.backends.registry import UnknownTargetError, parse_targets
+    from schemac.backends.registry import UnknownTargetError
 
     try:
-        targets = parse_targets(args.targets)
+        targets = compile_targets(args.targets, args.backend is not None)
     except UnknownTargetError as error:
         args.parser.print_usage(sys.stderr)
         sys.stderr.write(f"{args.parser.prog}: error: {error}\n")
@@ -350,16 +366,21 @@ def _compile_recorded(
 
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
-    module = load_inputs(args, target)
-    every_target = targets
-    if recording is not None and args.depfile is None and args.outputs_list is None:
-        # Targets whose inputs did not change keep their files: Note [Target reuse].
-        reused = recording.plan_reuse(targets, module.sources)
-        targets = tuple(t for t in targets if t not in reused)
-    # Passes only some backends need may run beside the others: Note [Late work].
-    manager, late = split_late_work(compile_pass_manager(targets, args.select), targets, context)
-    pipeline = manager.run(context, module)
-    module = pipeline.module
+    backend = BackendInput.read(args.backend, args.impl_path)
+    with backend.reported_together():
+        # The backend's files read neither derivatives nor deprecated signatures.
+        module = load_inputs(args, target, autograd_files=targets != ("backend",))
+        every_target = targets
+        if recording is not None and args.depfile is None and args.outputs_list is None:
+            # Targets whose inputs did not change keep their files: Note [Target reuse].
+            reused = recording.plan_reuse(targets, module.sources)
+            targets = tuple(t for t in targets if t not in reused)
+        # Passes only some backends need may run beside the others: Note [Late work].
+        manager, late = split_late_work(
+            compile_pass_manager(targets, args.select), targets, context
+        )
+        pipeline = manager.run(context, module)
+    module = backend.attached_to(pipeline.module)
     try:
         result = compile_to_directory(
             module,
@@ -394,6 +415,38 @@ def _compile_recorded(
     print(printable(report.summary()))
     report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
     return 0
+
+
+# -- coverage --------------------------------------------------------------------
+def _register_coverage(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "coverage",
+        help="which operators an out-of-tree backend implements, and which it lacks",
+        description="Classify every operator of the native YAML for the backend YAML: "
+        "implemented, reached through composite kernels, CPU-fallback only, unavailable; "
+        "and list the core operators and the operators every PrivateUse1 device must "
+        "provide that it lacks.",
+    )
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--backend", type=Path, required=True, metavar="BACKEND_YAML", help="the backend's YAML"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.set_defaults(handler=_coverage)
+    parser.set_defaults(parser=parser)
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    from schemac.passes.manager import PassManager
+
+    target = target_release(args)
+    return coverage_command(
+        args,
+        lambda: load_inputs(args, target, autograd_files=False),
+        lambda module: PassManager.default().run(target.pass_context(), module).module,
+    )
 
 
 # -- explain ---------------------------------------------------------------------
@@ -453,6 +506,8 @@ SUBCOMMANDS: tuple[Callable[[argparse._SubParsersAction], None], ...] = (  # typ
     register_passes_command,
     _register_compile,
     _register_explain,
+    _register_coverage,
+    register_backend_init_command,
 )
 
 

@@ -6,7 +6,12 @@ pytest-xdist worker (a lock file makes the first worker generate it and the
 others wait).  Tests read it, never /tmp/ref.  ``schemac_module`` is the
 installed torch's YAML after schemac's whole pass pipeline.
 
-For compiling generated C++: ``torch_include`` is the installed torch's
+Each of these follows ``torch_release`` (tests/conftest.py): the installed
+torch unless the test module is marked ``each_release``, in which case it
+runs once per reference release with that release's YAML, torchgen and
+headers.
+
+For compiling generated C++: ``torch_include`` is the release's
 include directory, ``cxx`` the C++ compiler (``$CXX`` or ``g++``) and
 ``compile_cpp`` runs it with ``-std=c++20 -fsyntax-only``.
 """
@@ -15,44 +20,45 @@ from __future__ import annotations
 
 import fcntl
 import importlib.metadata
-import importlib.util
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from schemac.frontend.loader import load_module
-from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
+from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
-from schemac.passes.manager import run_pipeline
-
-
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the {name} package is not installed (pip install -e '.[test]')")
-    return Path(next(iter(spec.submodule_search_locations)))
+from schemac.passes.base import PassContext
+from schemac.passes.manager import PassManager
+from schemac.profiles import ReleaseProfile, load_profile
+from torch_releases import ReferenceRelease, release_yaml_paths, run_torchgen_aten
 
 
 @pytest.fixture(scope="session")
-def torch_paths() -> TorchYamlPaths:
-    return torch_yaml_paths()
+def torch_paths(torch_release: ReferenceRelease) -> TorchYamlPaths:
+    return release_yaml_paths(torch_release)
 
 
 @pytest.fixture(scope="session")
-def schemac_module(torch_paths: TorchYamlPaths) -> Module:
-    """The installed torch's YAML files, loaded and through the whole pipeline."""
+def schemac_profile(torch_release: ReferenceRelease) -> ReleaseProfile:
+    """The profile schemac compiles the release's YAML with (``--torch-version X.Y``)."""
+    return load_profile(torch_release.short)
+
+
+@pytest.fixture(scope="session")
+def schemac_module(torch_paths: TorchYamlPaths, schemac_profile: ReleaseProfile) -> Module:
+    """The release's YAML files, loaded and through the whole pipeline."""
     module = load_module(
         torch_paths.native_functions,
         torch_paths.tags,
         torch_paths.derivatives,
         torch_paths.deprecated,
+        profile=schemac_profile,
     )
-    return run_pipeline(module).module
+    return PassManager.default().run(PassContext(profile=schemac_profile), module).module
 
 
 def shared_reference_dir(
@@ -63,8 +69,12 @@ def shared_reference_dir(
     ``build(destination)`` runs under a file lock in the directory all workers
     share (the parent of each worker's base temp); the directory is keyed by
     the installed torch's version, since it outlives the session.
+    ``$SCHEMAC_TEST_REFERENCE_CACHE``, when set, keeps these directories
+    across runs instead (for a developer re-running one test).
     """
-    shared = tmp_path_factory.getbasetemp().parent
+    kept = os.environ.get("SCHEMAC_TEST_REFERENCE_CACHE")
+    shared = Path(kept) if kept else tmp_path_factory.getbasetemp().parent
+    shared.mkdir(parents=True, exist_ok=True)
     destination = shared / f"{name}-{importlib.metadata.version('torch')}"
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -88,35 +98,31 @@ def build_shared_reference(
     return build
 
 
-def _run_torchgen(destination: Path) -> None:
-    packaged = _package_dir("torchgen") / "packaged" / "ATen"
-    staging = destination.with_name(destination.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    command = [
-        sys.executable, "-m", "torchgen.gen",
-        "-s", str(packaged), "-d", str(staging),
-        "--per-operator-headers", "--mps", "--xpu", "--mtia",
-    ]  # fmt: skip
-    # torchgen also writes AOTInductor shims relative to its working directory.
-    subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
-    staging.rename(destination)
-
-
 @pytest.fixture(scope="session")
-def torchgen_aten_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """torchgen's ATen outputs (``-d DIR --per-operator-headers --mps --xpu --mtia``).
+def torchgen_aten_dir(
+    tmp_path_factory: pytest.TempPathFactory, torch_release: ReferenceRelease
+) -> Iterator[Path]:
+    """The release's torchgen ATen outputs (``-d DIR --per-operator-headers --mps --xpu --mtia``).
 
     Laid out as torchgen writes them: ``DIR/RegisterSchema.cpp``,
     ``DIR/core/ATenOpList.cpp``, ``DIR/ops/add.h`` ...  (schemac puts the
     same files under ``OUT/ATen/``).
     """
-    yield shared_reference_dir(tmp_path_factory, "torchgen-aten-mtia", _run_torchgen)
+
+    def build(destination: Path) -> None:
+        staging = destination.with_name(destination.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        run_torchgen_aten(torch_release, staging)
+        staging.rename(destination)
+
+    name = f"torchgen-aten-aoti-{torch_release.version}"  # with aoti/ (the shims)
+    yield shared_reference_dir(tmp_path_factory, name, build)
 
 
 @pytest.fixture(scope="session")
-def torch_include() -> Path:
-    """The include directory of the installed torch (ATen, c10, torch/library.h)."""
-    return _package_dir("torch") / "include"
+def torch_include(torch_release: ReferenceRelease) -> Path:
+    """The release's include directory (ATen, c10, torch/library.h)."""
+    return torch_release.include
 
 
 @pytest.fixture(scope="session")

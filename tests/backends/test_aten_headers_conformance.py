@@ -22,8 +22,9 @@ from schemac.backends.aten.headers.backend import emit_headers
 from schemac.backends.aten.headers.mtia import BACKEND as MTIA_HEADERS
 from schemac.backends.registry import EmitOptions
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 _COMMENT = re.compile(r"//[^\n]*")
 _SPACE = re.compile(r"\s+")
@@ -71,10 +72,14 @@ def struct_blocks(text: str) -> Iterator[str]:
                 yield _norm(" ".join(current))
 
 
+#: ``TORCH_API`` and the per-library macros (``TORCH_CUDA_CPP_API``, ``TORCH_XPU_API``).
+_EXPORTED = re.compile(r"TORCH_(?:\w+_)?API ")
+
+
 def torch_api_lines(text: str) -> Iterator[str]:
-    """Top-level ``TORCH_API`` function declarations (kernels, at::<key>:: functions)."""
+    """Top-level exported function declarations (kernels, at::<key>:: functions)."""
     for line in _code_lines(text):
-        if line.startswith("TORCH_API ") and line.endswith(";"):
+        if _EXPORTED.match(line) and line.endswith(";"):
             yield _norm(line)
 
 
@@ -103,9 +108,12 @@ def _family_of(name: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def schemac_headers(schemac_module: Module) -> dict[str, str]:
+def schemac_headers(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, str]:
     # With the mtia target's headers: the reference runs with --mtia.
-    files = [*emit_headers(schemac_module), *MTIA_HEADERS.emit(schemac_module, EmitOptions("mtia"))]
+    files = [
+        *emit_headers(schemac_module, profile=schemac_profile),
+        *MTIA_HEADERS.emit(schemac_module, EmitOptions("mtia", profile=schemac_profile)),
+    ]
     return {f.path: f.text for f in files}
 
 

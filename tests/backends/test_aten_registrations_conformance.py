@@ -24,8 +24,9 @@ from schemac.backends.aten.registrations.targets import TARGET_KEYS
 from schemac.backends.driver import emit_targets
 from schemac.backends.templating import Templates
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 _IMPL = re.compile(r'm\.impl\(\s*"([^"]+)",\s*TORCH_FN\((\w+)\)\);')
 _WRAPPER_HEAD = re.compile(r"^(\S.*?) (wrapper_\w+)\((.*)\) \{$", re.M)
@@ -93,8 +94,8 @@ def reference_files(torchgen_aten_dir: Path) -> dict[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def schemac_files(schemac_module: Module) -> dict[str, list[str]]:
-    files = emit_targets(schemac_module, tuple(TARGET_KEYS))
+def schemac_files(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, list[str]]:
+    files = emit_targets(schemac_module, tuple(TARGET_KEYS), profile=schemac_profile)
     return _by_key((f.path, f.text) for f in files)
 
 
@@ -156,9 +157,13 @@ def test_parser_sees_registrations() -> None:
     }
 
 
-def test_backend_select_matches(torchgen_aten_dir: Path, schemac_module: Module) -> None:
+def test_backend_select_matches(
+    torchgen_aten_dir: Path, schemac_module: Module, schemac_profile: ReleaseProfile
+) -> None:
     (ours,) = (
-        f for f in emit_targets(schemac_module, ("schema",)) if f.path.endswith("BackendSelect.cpp")
+        f
+        for f in emit_targets(schemac_module, ("schema",), profile=schemac_profile)
+        if f.path.endswith("BackendSelect.cpp")
     )
     reference = (torchgen_aten_dir / "RegisterBackendSelect.cpp").read_text()
     heads = re.compile(r"^C10_ALWAYS_INLINE\n(.*) \{$", re.M)
@@ -176,10 +181,12 @@ def _function_heads(text: str) -> list[str]:
     )
 
 
-def test_view_copy_kernels_match(torchgen_aten_dir: Path, schemac_module: Module) -> None:
+def test_view_copy_kernels_match(
+    torchgen_aten_dir: Path, schemac_module: Module, schemac_profile: ReleaseProfile
+) -> None:
     (ours,) = (
         f
-        for f in emit_targets(schemac_module, ("composite",))
+        for f in emit_targets(schemac_module, ("composite",), profile=schemac_profile)
         if f.path.endswith("ViewCopyKernels.cpp")
     )
     reference = (torchgen_aten_dir / "CompositeViewCopyKernels.cpp").read_text()

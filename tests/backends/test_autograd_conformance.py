@@ -1,4 +1,4 @@
-"""``-t autograd`` against torchgen's gen_autograd, on the installed torch's YAML.
+"""``-t autograd`` against torchgen's gen_autograd, once per reference release.
 
 torchgen runs once per session (shared by xdist workers through a lock file,
 like ``torchgen_aten_dir``), with its working directory in the temp dir.
@@ -17,7 +17,8 @@ Compared, per family:
   included), kernel by kernel, and what each kernel saves in its node, under
   which ``should_compute_output`` guards, its forward-mode formulas and the
   tangents/primals they bind, its
-  ``check_no_requires_grad`` / complex / out= checks;
+  ``check_no_requires_grad`` / complex / out= checks, and the node it fires
+  the node-creation hooks on (releases with ``node_creation_hooks``);
 * what each ADInplaceOrView kernel does: version bumps, view base, view
   func and reverse function with their arguments, differentiability, creation
   meta;
@@ -32,18 +33,17 @@ per-family counts are printed (``pytest -s``) as a record of the match.
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sized
 from pathlib import Path
 
 import pytest
 
-from schemac.backends.autograd.backend import emit_autograd
+from schemac.backends.driver import emit_targets
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
+from torch_releases import ReferenceRelease, built_once, run_gen_autograd
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 _STRUCT = re.compile(r"^struct TORCH_API (\w+) : public (\w+) \{$(.*?)^\};", re.M | re.S)
 _MEMBER = re.compile(r"^  ([\w:<>, ]+?) (\w+)(?: = [^;]*)?;$", re.M)
@@ -54,35 +54,25 @@ _LIBRARY_BLOCK = re.compile(r"^TORCH_LIBRARY_IMPL\(aten, (\w+), m\) \{$(.*?)^\}"
 _IMPL = re.compile(r'm\.impl\("([^"]+)",\s*(TORCH_FN\([\w:]+\)|[\w:]+\(\))')
 
 
-def _run_gen_autograd(destination: Path) -> None:
-    import torchgen
-
-    packaged = Path(torchgen.__file__).parent / "packaged"
-    staging = destination.with_name(destination.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    command = [
-        sys.executable, "-m", "torchgen.packaged.autograd.gen_autograd",
-        str(packaged / "ATen/native/native_functions.yaml"),
-        str(packaged / "ATen/native/tags.yaml"),
-        str(staging), str(packaged / "autograd"),
-    ]  # fmt: skip
-    subprocess.run(command, check=True, capture_output=True, cwd=destination.parent)
-    staging.rename(destination)
-
-
 @pytest.fixture(scope="session")
 def torchgen_autograd_dir(
     build_shared_reference: Callable[[str, Callable[[Path], None]], Path],
+    torch_release: ReferenceRelease,
 ) -> Iterator[Path]:
-    """torchgen's gen_autograd outputs, generated once for all workers."""
-    yield build_shared_reference("torchgen-autograd", _run_gen_autograd)
+    """The release's gen_autograd outputs, generated once for all workers."""
+
+    def build(destination: Path) -> None:
+        built_once(destination, lambda staging: run_gen_autograd(torch_release, staging))
+
+    yield build_shared_reference(f"torchgen-autograd-{torch_release.version}", build)
 
 
 @pytest.fixture(scope="module")
-def schemac_autograd(schemac_module: Module) -> dict[str, str]:
+def schemac_autograd(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, str]:
     """schemac's autograd files by name (without the ``autograd/`` directory)."""
-    files = {f.path: f.text for f in emit_autograd(schemac_module)}
+    files = {
+        f.path: f.text for f in emit_targets(schemac_module, ["autograd"], profile=schemac_profile)
+    }
     assert all(p.startswith("autograd/") for p in files)
     return {p.removeprefix("autograd/"): text for p, text in files.items()}
 
@@ -340,8 +330,31 @@ def autograd_kernel_facts(shards: list[str]) -> dict[str, tuple[object, ...]]:
                 tuple(re.findall(r"throw_error_for_complex_autograd\(([^;]*)\);", body)),
                 tuple(sorted(set(re.findall(r'throw_error_out_requires_grad\("(\w+)"\)', body)))),
                 "reset_grad_accumulator(self);" in body,
+                _fired_hooks(body),
+                _history(body),
             )
     return result
+
+
+def _history(body: str) -> tuple[str, ...]:
+    """How a kernel that creates a node attaches it: ``set`` or ``rebase`` history."""
+    if "make_intrusive<" not in body:
+        return ()
+    return tuple(sorted(set(re.findall(r"(set|rebase)_history\(", body))))
+
+
+def _fired_hooks(body: str) -> tuple[str, ...]:
+    """Which node a kernel that creates one fires the node-creation hooks on:
+    the node it created, or the one ``rebase_history`` attached (in-place).
+
+    Per-element (``grad_fns[i]``) and single nodes count alike.  torchgen also
+    fires on the always-null node of out= kernels, which create none: that
+    call does nothing and is not compared.
+    """
+    if "make_intrusive<" not in body:
+        return ()
+    fired = re.findall(r"fire_node_creation_hooks\((\w+)", body)
+    return tuple(sorted({"rebased" if "rebased" in name else "created" for name in fired}))
 
 
 def test_what_each_autograd_kernel_saves_and_checks(

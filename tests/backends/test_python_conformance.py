@@ -1,7 +1,7 @@
-"""The python target against torchgen's gen_autograd_python, file by file.
+"""The python target against torchgen's gen_autograd_python, file by file, per release.
 
-torchgen runs once per session into a temporary directory; schemac compiles
-the same YAML through the backend registry (``-t python``).  For every
+torchgen runs once per session and release (shared by xdist workers);
+schemac compiles the same YAML through the backend registry (``-t python``).  For every
 binding file the test compares
 
 * the binding functions, by the C++ name PyTorch gives them (``THPVariable_add``);
@@ -23,6 +23,7 @@ per-module match numbers.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import attrs
@@ -30,9 +31,13 @@ import pytest
 
 from schemac.backends.driver import emit_targets
 from schemac.frontend.loader import load_module
-from schemac.ir.module import Module
+from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.passes.base import PassContext
-from schemac.passes.registry import default_pipeline_names, pass_class
+from schemac.passes.manager import PassManager
+from schemac.profiles import ReleaseProfile
+from torch_releases import ReferenceRelease, built_once, run_gen_autograd_python
+
+pytestmark = pytest.mark.each_release
 
 _FUNCTION = re.compile(
     r"^// (?P<name>\S+)\nstatic PyObject \* (?P<cname>THPVariable_\w+)\(.*?\n^}\n", re.M | re.S
@@ -76,59 +81,58 @@ def _read(paths: list[Path], manual: str) -> BindingFile:
     return BindingFile(functions, parsers, sorted(table))
 
 
-def _torchgen_root() -> Path:
-    import torchgen
+@pytest.fixture(scope="session")
+def torchgen_python_dir(
+    build_shared_reference: Callable[[str, Callable[[Path], None]], Path],
+    torch_release: ReferenceRelease,
+) -> Path:
+    """The release's gen_autograd_python outputs (a subprocess: its own torchgen, fresh caches)."""
 
-    return Path(torchgen.__file__).parent / "packaged"
+    def build(destination: Path) -> None:
+        built_once(destination, lambda staging: run_gen_autograd_python(torch_release, staging))
+
+    return build_shared_reference(f"torchgen-python-{torch_release.version}", build)
 
 
 @pytest.fixture(scope="session")
-def torchgen_python_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from torchgen.packaged.autograd.gen_autograd import gen_autograd_python
-
-    root = _torchgen_root()
-    out = tmp_path_factory.mktemp("torchgen_python")
-    gen_autograd_python(
-        str(root / "ATen/native/native_functions.yaml"),
-        str(root / "ATen/native/tags.yaml"),
-        str(out),
-        str(root / "autograd"),
+def schemac_python_dir(
+    torch_release: ReferenceRelease,
+    torch_paths: TorchYamlPaths,
+    schemac_profile: ReleaseProfile,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    module = load_module(
+        torch_paths.native_functions,
+        torch_paths.tags,
+        torch_paths.derivatives,
+        torch_paths.deprecated,
+        profile=schemac_profile,
+        # The release's own templates, so the files carry the hand-written bindings too.
+        host_templates=torch_release.packaged,
     )
-    return out
-
-
-@pytest.fixture(scope="session")
-def schemac_python_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = _torchgen_root()
-    module: Module = load_module(
-        str(root / "ATen/native/native_functions.yaml"),
-        str(root / "ATen/native/tags.yaml"),
-        str(root / "autograd/derivatives.yaml"),
-        str(root / "autograd/deprecated.yaml"),
-        # PyTorch's own templates, so the files carry the hand-written bindings too.
-        host_templates=root,
-    )
-    for name in default_pipeline_names():
-        module = pass_class(name)().run(PassContext(), module)
+    module = PassManager.default().run(PassContext(profile=schemac_profile), module).module
     out = tmp_path_factory.mktemp("schemac_python")
-    for file in emit_targets(module, ["python"]):
+    for file in emit_targets(module, ["python"], profile=schemac_profile):
         path = out / file.path
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(file.text)
     return out / "python"
 
 
-def _template_text(pattern: str) -> str:
+def _template_text(release: ReferenceRelease, pattern: str) -> str:
     name = pattern.replace("_*", "")
-    return (_torchgen_root() / "autograd/templates" / name).read_text()
+    return (release.autograd_dir / "templates" / name).read_text()
 
 
 @pytest.mark.torch
 @pytest.mark.parametrize("pattern", MODULE_FILES)
 def test_binding_file_matches_torchgen(
-    pattern: str, torchgen_python_dir: Path, schemac_python_dir: Path
+    pattern: str,
+    torch_release: ReferenceRelease,
+    torchgen_python_dir: Path,
+    schemac_python_dir: Path,
 ) -> None:
-    manual = _template_text(pattern)
+    manual = _template_text(torch_release, pattern)
     # torchgen also writes an "Everything" file for sharded outputs; shards only.
     theirs = _read(
         [p for p in torchgen_python_dir.glob(pattern) if "Everything" not in p.name], manual

@@ -14,9 +14,12 @@ from typing import Any
 import pytest
 
 from schemac.frontend.loader import load_module
-from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
+from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
-from schemac.passes.manager import run_pipeline
+from schemac.passes.base import PassContext
+from schemac.passes.manager import PassManager
+from schemac.profiles import ReleaseProfile, load_profile
+from torch_releases import ReferenceRelease, import_torchgen, release_yaml_paths
 
 #: A tags.yaml with the tags the passes care about.
 TAGS_YAML = """\
@@ -56,25 +59,41 @@ def load_yaml(tmp_path: Path) -> LoadYaml:
 
 
 @pytest.fixture(scope="session")
-def torch_paths() -> TorchYamlPaths:
-    return torch_yaml_paths()
+def torch_paths(torch_release: ReferenceRelease) -> TorchYamlPaths:
+    return release_yaml_paths(torch_release)
 
 
 @pytest.fixture(scope="session")
-def real_module(torch_paths: TorchYamlPaths) -> Module:
-    """The real files after the whole pipeline, with verification on."""
+def real_profile(torch_release: ReferenceRelease) -> ReleaseProfile:
+    return load_profile(torch_release.short)
+
+
+@pytest.fixture(scope="session")
+def real_module(torch_paths: TorchYamlPaths, real_profile: ReleaseProfile) -> Module:
+    """The release's files after the whole pipeline, with verification on."""
     module = load_module(
         torch_paths.native_functions,
         torch_paths.tags,
         torch_paths.derivatives,
         torch_paths.deprecated,
+        profile=real_profile,
     )
-    return run_pipeline(module, verify=True).module
+    context = PassContext(verify=True, profile=real_profile)
+    return PassManager.default().run(context, module).module
 
 
 @pytest.fixture(scope="session")
-def reference(torch_paths: TorchYamlPaths) -> Any:
-    """torchgen's parse of the same files: (native_functions, backend_indices)."""
-    from torchgen.gen import parse_native_yaml
+def torchgen_of(torch_release: ReferenceRelease) -> Callable[[str], Any]:
+    """``torchgen_of("torchgen.gen")``: the release's torchgen module (see import_torchgen)."""
+    # The modules the conformance tests use, imported together up front.
+    for name in ("torchgen.gen", "torchgen.api.autograd",
+                 "torchgen.packaged.autograd.load_derivatives"):  # fmt: skip
+        import_torchgen(torch_release, name)
+    return lambda name: import_torchgen(torch_release, name)
 
-    return parse_native_yaml(str(torch_paths.native_functions), str(torch_paths.tags))
+
+@pytest.fixture(scope="session")
+def reference(torch_paths: TorchYamlPaths, torchgen_of: Callable[[str], Any]) -> Any:
+    """torchgen's parse of the same files: (native_functions, backend_indices)."""
+    gen = torchgen_of("torchgen.gen")
+    return gen.parse_native_yaml(str(torch_paths.native_functions), str(torch_paths.tags))

@@ -9,6 +9,7 @@ with derivatives, the saved inputs and outputs, and output_differentiability.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.autograd import FunctionAutograd
 from schemac.ir.module import Module
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 #: (node, args with derivatives, saved inputs, saved outputs, output_differentiability)
 Summary = tuple[str | None, tuple[str, ...], tuple[str, ...], tuple[str, ...], Any]
@@ -29,11 +30,11 @@ def _saved_name(name: Any) -> str:
 
 
 @pytest.fixture(scope="session")
-def torchgen_matched(torch_paths: TorchYamlPaths) -> list[Any]:
+def torchgen_matched(torch_paths: TorchYamlPaths, torchgen_of: Callable[[str], Any]) -> list[Any]:
     """torchgen's NativeFunctionWithDifferentiabilityInfo for every function."""
-    from torchgen.api.autograd import match_differentiability_info
-    from torchgen.gen import parse_native_yaml
-    from torchgen.packaged.autograd.load_derivatives import load_derivatives
+    match_differentiability_info = torchgen_of("torchgen.api.autograd").match_differentiability_info
+    parse_native_yaml = torchgen_of("torchgen.gen").parse_native_yaml
+    load_derivatives = torchgen_of("torchgen.packaged.autograd.load_derivatives").load_derivatives
 
     native, tags = str(torch_paths.native_functions), str(torch_paths.tags)
     functions = parse_native_yaml(native, tags).native_functions

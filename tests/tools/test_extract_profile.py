@@ -11,6 +11,7 @@ its test is marked slow).
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -164,3 +165,29 @@ def test_changes_lists_additions_and_removals() -> None:
         "~ l: +z, -x",
         "+ list m (1 entries)",
     ]
+
+
+def test_aoti_versions_are_written_in_one_form_whatever_the_release_spells() -> None:
+    old_style = extract_profile.aoti_versions({"v2": ["block_table"]})
+    new_style = extract_profile.aoti_versions(
+        {"since": "TORCH_VERSION_2_12_0", "v2": {"new_args": ["block_table"]}}
+    )
+    assert json.loads(old_style) == {"v2": {"new_args": ["block_table"]}}
+    assert json.loads(new_style) == {
+        "since": "TORCH_VERSION_2_12_0",
+        "v2": {"new_args": ["block_table"]},
+    }
+    with pytest.raises(extract_profile.ExtractionError):
+        extract_profile.aoti_versions({"v2": "block_table"})
+
+
+def test_aoti_nullable_returns_are_the_names_gen_returns_loops_over() -> None:
+    text = """
+def gen_returns(schema):
+    for name in ("b_backward", "a_attention"):
+        if name in schema:
+            pass
+"""
+    assert extract_profile.aoti_nullable_returns(text) == ["a_attention", "b_backward"]
+    with pytest.raises(extract_profile.ExtractionError):
+        extract_profile.aoti_nullable_returns("def gen_returns(schema):\n    return 1\n")

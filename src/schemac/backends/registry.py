@@ -53,8 +53,15 @@ TARGETS: tuple[Target, ...] = (
     Target("hpu", "kernel registrations for the HPU dispatch keys"),
     Target("autograd", "autograd C++: derivative formulas, VariableType, TraceType"),
     Target("python", "Python binding C++: python_functions, python_enum_tag.cpp"),
+    Target("backend", "an out-of-tree backend's stubs and registrations (compile --backend)"),
     Target("declarations", "Declarations.yaml: every operator as data, for binding generators"),
     Target("ufunc", "CPU and CUDA kernels of ufunc_inner_loop operators: UfuncCPU_<op>.cpp, ..."),
+    Target(
+        "functionalization",
+        "RegisterFunctionalization_<n>.cpp, FunctionalInverses.h, ViewMetaClasses.{h,cpp}",
+    ),
+    Target("vmap", "VmapGeneratedPlumbing.h: functorch's batch-rule plumbing"),
+    Target("aoti", "AOTInductor C shims of the fallback operators: aoti/c_shim_<device>.cpp"),
 )
 
 TARGET_NAMES: tuple[str, ...] = tuple(t.name for t in TARGETS)
@@ -239,6 +246,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_YAML, "derivatives"),
     ),
     BackendEntry(
+        "backend-stubs",
+        "schemac.backends.backend_stubs.backend:BACKEND",
+        ("backend",),
+        _FAMILIES,
+        _YAML,
+    ),
+    BackendEntry(
         "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
     ),
     BackendEntry(
@@ -248,6 +262,14 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
     ),
     BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
+    BackendEntry(
+        "functionalization",
+        "schemac.backends.functionalization.backend:BACKEND",
+        ("functionalization",),
+        (*_FAMILIES, "view-groups"),
+    ),
+    BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
+    BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
 )
 
 

@@ -20,6 +20,7 @@ import attrs
 
 from schemac.ir.autograd import AutogradTable
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
+from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.groups import Grouped, VariantGroup, ViewGroup, ViewGrouped
 from schemac.ir.host import HostTemplates
@@ -65,6 +66,8 @@ class Module:
     autograd: AutogradTable = attrs.field(factory=AutogradTable)
     #: The operator selection applied by ``selective-build``, if any.
     selection: SelectionResult | None = None
+    #: An out-of-tree backend's YAML (``compile --backend``), if one was given.
+    external_backend: ExternalBackend | None = None
     #: The host release's hand-written template text (schemac.ir.host), if given.
     host_templates: HostTemplates | None = None
     #: The PyTorch release the module was loaded for (``"2.13"``, ``"generic"``;

@@ -23,6 +23,8 @@ FEATURES: dict[str, str] = {
     "python_method_has_torch_function": "a Python method without arguments tests "
     "has_torch_function(self_) (before 2.13: check_has_torch_function(self_), the only one the "
     "older headers declare)",
+    "view_meta_owns_tensors": "ViewMeta classes keep Tensor and Scalar arguments by value, "
+    "not as const references",
 }
 
 #: Name lists (operator names, type names, header names...).
@@ -44,6 +46,7 @@ LISTS: dict[str, str] = {
     "dont_require_derivative": "operators that need no derivatives.yaml entry",
     "reset_grad_accumulator": "in-place operators that reset the grad accumulator",
     "view_functions_with_metadata_change": "view operators that change tensor metadata",
+    "returns_views_of_input": "operators whose result may alias an input (besides the views)",
     "dont_enforce_same_tensor_impl_or_storage": "operators exempt from the debug storage checks",
     "dont_enforce_tensor_impl_use_count": "operators exempt from the debug use-count check",
     "dont_enforce_storage_impl_use_count": "operators exempt from the storage use-count check",
@@ -58,12 +61,31 @@ LISTS: dict[str, str] = {
     "mutable_ops_that_cannot_get_an_out_variant": "mutable operators without a generated out=",
     "functional_ops_that_cannot_get_an_out_variant": "functional operators without an out=",
     "mutable_ops_not_using_functionalization": "mutable operators functionalization leaves alone",
+    # -- backends: functionalization and vmap -------------------------------------
+    "functionalization_hand_written": "operators whose Functionalize kernel PyTorch writes by "
+    "hand: their variant family (or view) gets no generated kernel or registration",
+    "functionalization_out_dtype_preserving": "out= operators whose functional call takes the "
+    "out tensor's dtype when no dtype is given",
+    "functionalization_as_strided_views": "views whose ViewMeta says is_as_strided",
+    "functionalization_hand_declared_inverses": "inverses FunctionalInverses.h declares by hand, "
+    "as 'name(type arg, ...)' after base, mutated_view and inverse_return_mode",
+    "vmap_non_tensor_return_ops": "operators (unambiguous names) that get vmap plumbing although "
+    "a return is not tensor-like",
+    # -- backends: aoti ----------------------------------------------------------
+    "aoti_nullable_returns": "name fragments of operators whose AOTI shims accept null return "
+    "pointers (an output the caller does not want)",
 }
 
 #: String-to-string tables.
 TABLES: dict[str, str] = {
     "view_functions": "view operator -> the argument it is a view of",
     "rename_trace": "operator -> the name the tracer records",
+    "kernel_export_macros": "dispatch key -> DLL export macro of its kernels (structured kernel "
+    "classes only, unless per_key_export_macros)",
     "shard_counts": "file family (variable_type, trace_type, inplace_or_view, python_functions) "
     "-> how many shards the release writes",
+    "aoti_fallback_ops": "operator (aten.add.Tensor) -> its versions (JSON): the AOTInductor "
+    "fallback operators with per-backend C shims (c_shim_cpu.cpp ...)",
+    "aoti_aten_shimified_ops": "operator -> its versions (JSON): the operators of "
+    "c_shim_aten.cpp, which call through the dispatcher",
 }

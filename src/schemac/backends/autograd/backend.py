@@ -17,6 +17,7 @@ from schemac.backends.autograd.functions import functions_files
 from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
 from schemac.backends.autograd.nodes import node_views
 from schemac.backends.autograd.operators import operator_plans
+from schemac.backends.autograd.policy import AutogradPolicy
 from schemac.backends.autograd.trace_type import trace_files
 from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
@@ -25,14 +26,19 @@ from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 #: Where the files go inside OUT.
 OUTPUT_DIR = "autograd"
 TEMPLATES_PACKAGE = "schemac.backends.autograd"
 
 
-def emit_autograd(module: Module, *, parallel: bool = False) -> list[GeneratedFile]:
+def emit_autograd(
+    module: Module, *, parallel: bool = False, profile: ReleaseProfile | None = None
+) -> list[GeneratedFile]:
     """Every file of the target, in one order whether or not ``parallel``.
+
+    ``profile``: the target release's (the reference release's by default).
 
     With ``parallel`` the files are made in two halves of about equal CPU time
     (measured on torch's files: ~0.12-0.13 s each, after the ~0.045 s of plans both
@@ -40,10 +46,11 @@ def emit_autograd(module: Module, *, parallel: bool = False) -> list[GeneratedFi
     """
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
-    plans = operator_plans(module)
+    policy = AutogradPolicy.of(reference_profile() if profile is None else profile)
+    plans = operator_plans(module, policy)
 
     def nodes_views_trace() -> tuple[list[GeneratedFile], list[GeneratedFile]]:
-        nodes = list(functions_files(templates, node_views(module), sources, OUTPUT_DIR))
+        nodes = list(functions_files(templates, node_views(module, policy), sources, OUTPUT_DIR))
         rest = [
             *view_funcs_files(templates, plans, sources, OUTPUT_DIR),
             *trace_files(templates, plans, sources, OUTPUT_DIR),
@@ -83,7 +90,7 @@ class AutogradBackend:
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return emit_autograd(module, parallel=options.parallel)
+            return emit_autograd(module, parallel=options.parallel, profile=options.profile)
         finally:
             if was_enabled:
                 gc.enable()

@@ -20,7 +20,6 @@ from schemac.backends.aten.signatures.naming import unambiguous_name
 from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_files
 from schemac.backends.autograd.operators import OperatorPlan
-from schemac.backends.autograd.policy import VIEW_FUNCTIONS_WITH_METADATA_CHANGE
 from schemac.backends.autograd.view_funcs import view_func_name
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
@@ -95,7 +94,7 @@ def _kernel(plan: OperatorPlan) -> InplaceOrViewKernel:
         fn.namespace,
         base=plan.view_of,
         multi_output=multi,
-        metadata_change=plan.cpp_name in VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
+        metadata_change=plan.cpp_name in plan.policy.view_functions_with_metadata_change,
         view_func=f"torch::autograd::generated::{view_func_name(fn)}",
         view_func_args=", ".join(args),
         materialize=tuple(materialize),

@@ -29,15 +29,7 @@ import attrs
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.forward_ad import ForwardPlan, forward_plan
-from schemac.backends.autograd.operators import (
-    DONT_REQUIRE_DERIVATIVE,
-    OperatorPlan,
-    wrapper_name,
-)
-from schemac.backends.autograd.policy import (
-    GRADIENT_IMPLEMENTED_FOR_COMPLEX,
-    RESET_GRAD_ACCUMULATOR,
-)
+from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
 from schemac.backends.autograd.saved import Storage, saved_member
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
@@ -87,6 +79,18 @@ class GraphRecording:
     complex_checks: tuple[str, ...] = ()
     #: One node per tensor of ``self`` (in-place foreach); ``grad_inputs`` index ``[i]``.
     per_element: bool = False
+    #: Release policy (profile feature ``node_creation_hooks``): once the node is
+    #: complete, ``fire_node_creation_hooks`` runs on it, or on the node
+    #: ``rebase_history`` attached for in-place results (a CopySlices when
+    #: ``self`` is a view), kept in ``_rebased_fn`` (``_rebased_fns[i]``).
+    fires_creation_hooks: bool = False
+    #: An in-place view (``transpose_``): ``self`` stays a view of its base,
+    #: so the node is attached with ``set_history`` although ``rebase`` holds.
+    attaches_view: bool = False
+
+    @property
+    def rebases_history(self) -> bool:
+        return self.rebase and not self.attaches_view
 
     @property
     def node_type(self) -> str:
@@ -235,13 +239,15 @@ def _differentiable_inputs(
 def _requires_derivative(
     plan: OperatorPlan, inputs: tuple[str, ...], outputs: tuple[str, ...]
 ) -> bool:
-    if plan.base in DONT_REQUIRE_DERIVATIVE or plan.cpp_name in DONT_REQUIRE_DERIVATIVE:
+    if plan.base in plan.policy.dont_require_derivative or (
+        plan.cpp_name in plan.policy.dont_require_derivative
+    ):
         return False
     return bool(inputs) and (bool(outputs) or plan.is_inplace_foreach)
 
 
 def _complex_checks(plan: OperatorPlan, outputs: tuple[str, ...]) -> tuple[str, ...]:
-    if plan.base in GRADIENT_IMPLEMENTED_FOR_COMPLEX:
+    if plan.base in plan.policy.gradient_implemented_for_complex:
         return ()
     func = plan.fn.func
     plain = {
@@ -362,6 +368,12 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
     requires = _requires_derivative(plan, inputs, outputs)
     is_out = plan.kind is SchemaKind.out
     graph = _graph(plan, info, inputs, outputs) if requires and not is_out else None
+    if graph is not None:
+        graph = attrs.evolve(
+            graph,
+            fires_creation_hooks=plan.policy.node_creation_hooks,
+            attaches_view=graph.rebase and plan.view_of is not None,
+        )
     if is_out or requires:
         # An in-place foreach op returns nothing; its tangents go to self.
         fw_outputs = ("self",) if plan.is_inplace_foreach else outputs
@@ -381,7 +393,7 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
         out_error=plan.base if refused else None,
         out_error_args=refused,
         forward=forward,
-        resets_grad_accumulator=str(func.name.name) in RESET_GRAD_ACCUMULATOR,
+        resets_grad_accumulator=str(func.name.name) in plan.policy.reset_grad_accumulator,
         element_lists=inputs if graph is not None and graph.per_element else (),
         is_inplace=plan.kind is SchemaKind.inplace,
         is_foreach=plan.base.startswith("_foreach_"),

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import attrs
 
 from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Conventions
 from schemac.backends.aten.signatures.naming import base_name
-from schemac.backends.autograd.policy import VIEW_FUNCTIONS
+from schemac.backends.autograd.policy import AutogradPolicy, reference_policy
 from schemac.backends.autograd.saved import SavedMember, saved_member
 from schemac.backends.lazy import cached
 from schemac.diagnostics import Diagnostic, SchemacError
@@ -160,7 +160,10 @@ def _blocks(info: DifferentiabilityInfo, index: dict[str, int]) -> Iterator[Grad
         yield GradientBlock(formula, targets, checks_any_grad_defined=checks, foreach=foreach)
 
 
-def node_view(info: DifferentiabilityInfo, conv: Conventions) -> NodeView:
+def node_view(
+    info: DifferentiabilityInfo, conv: Conventions, view_functions: Mapping[str, str]
+) -> NodeView:
+    """``view_functions``: the release's view operators, whose nodes are plain ``Node``s."""
     if info.node is None:
         raise ValueError(f"{info.name} has no backward node")
     inputs = tuple(
@@ -184,7 +187,7 @@ def node_view(info: DifferentiabilityInfo, conv: Conventions) -> NodeView:
         aliases = tuple((n, available.index(n)) for n in sorted(info.used_named_gradients))
     return NodeView(
         op=info.node,
-        superclass="Node" if info.name in VIEW_FUNCTIONS else "TraceableFunction",
+        superclass="Node" if info.name in view_functions else "TraceableFunction",
         members=tuple(members),
         inputs=inputs,
         grad_aliases=aliases,
@@ -252,14 +255,18 @@ def _ownership_problems(info: DifferentiabilityInfo, view: NodeView) -> Iterator
         )
 
 
-def node_views(module: Module) -> tuple[NodeView, ...]:
-    """Every backward node; formulas that cannot be lowered are reported together."""
+def node_views(module: Module, policy: AutogradPolicy | None = None) -> tuple[NodeView, ...]:
+    """Every backward node; formulas that cannot be lowered are reported together.
+
+    ``policy``: the target release's lists (the reference release's by default).
+    """
+    view_functions = (reference_policy() if policy is None else policy).view_functions
     views = []
     problems: list[Diagnostic] = []
     for info in differentiable_infos(module):
         function = module.find_function(info.operator)
         conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
-        view = node_view(info, conv)
+        view = node_view(info, conv, view_functions)
         problems.extend(_ownership_problems(info, view))
         views.append(view)
     if problems:

@@ -22,8 +22,8 @@ import attrs
 from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.aten.signatures.naming import cpp_name, unambiguous_name
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
-from schemac.backends.autograd import policy
 from schemac.backends.autograd.nodes import uses_identifier
+from schemac.backends.autograd.policy import AutogradPolicy, reference_policy
 from schemac.backends.lazy import cached
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
@@ -35,60 +35,6 @@ from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, Return, SchemaKind
 from schemac.ir.types import BaseTy, ListType, Type, is_like
-
-#: Outputs of these operators need no derivative (integer, boolean or fresh results).
-DONT_REQUIRE_DERIVATIVE = frozenset(
-    [
-        "empty_like",
-        "ones_like",
-        "full_like",
-        "zeros_like",
-        "rand_like",
-        "randn_like",
-        "new_empty",
-        "new_empty_strided",
-        "new_full",
-        "new_zeros",
-        "new_ones",
-        "__and__",
-        "__iand__",
-        "__ilshift__",
-        "__ior__",
-        "__irshift__",
-        "__ixor__",
-        "__lshift__",
-        "__or__",
-        "__rshift__",
-        "__xor__",
-        "_sobol_engine_draw",
-        "_sobol_engine_ff",
-        "_sobol_engine_scramble_",
-        "_sobol_engine_initialize_state_",
-        "_coalesced_",
-        "quantize_per_tensor",
-        "quantize_per_channel",
-        "argmax",
-        "argmin",
-        "argsort",
-        "searchsorted",
-        "bucketize",
-        "isnan",
-        "isposinf",
-        "isneginf",
-        "isinf",
-        "signbit",
-        "isin",
-        "allclose",
-        "record_stream",
-        "logical_and",
-        "logical_xor",
-        "logical_not",
-        "logical_or",
-        "_nested_tensor_size",
-        "_nested_tensor_strides",
-        "_nested_tensor_storage_offsets",
-    ]
-)
 
 #: Kernels whose debug-build aliasing checks are skipped (by C++ name or wrapper name).
 _SKIPS_ALIAS_CHECKS = frozenset(
@@ -197,6 +143,8 @@ class OperatorPlan:
     #: In-place foreach operators using a per-tensor operator's formulas: that
     #: operator's argument names -> this operator's expression for tensor ``i``.
     element_args: tuple[tuple[str, str], ...] = ()
+    #: The target release's lists (manual kernels, views, complex support...).
+    policy: AutogradPolicy = attrs.field(factory=reference_policy, eq=False, repr=False)
 
     @cached
     def infos(self) -> tuple[DifferentiabilityInfo, ...]:
@@ -213,15 +161,15 @@ class OperatorPlan:
     @cached
     def view_of(self) -> str | None:
         """The argument the output views, for view operators."""
-        seen = policy.VIEW_FUNCTIONS.get(self.base)
-        if seen is None and self.base in policy.RETURNS_VIEWS_OF_INPUT:
+        seen = self.policy.view_functions.get(self.base)
+        if seen is None and self.base in self.policy.returns_views_of_input:
             return "self"
         return seen
 
     @cached
     def has_generated_autograd(self) -> bool:
         """Kernels for Autograd and ADInplaceOrView are generated at all."""
-        if self.cpp_name in policy.MANUAL_AUTOGRAD:
+        if self.cpp_name in self.policy.manual_autograd:
             return False
         return self.is_abstract or self.has_derivatives
 
@@ -254,8 +202,8 @@ class OperatorPlan:
         """Registered to the boxed fallback that fails at backward time."""
         return (
             self.autograd is None
-            and str(self.fn.func.name.name) not in policy.RESET_GRAD_ACCUMULATOR
-            and self.base not in DONT_REQUIRE_DERIVATIVE
+            and str(self.fn.func.name.name) not in self.policy.reset_grad_accumulator
+            and self.base not in self.policy.dont_require_derivative
             and bool(self.differentiable_outputs(None))
             and self.cpp_name not in _SKIPS_ALIAS_CHECKS
             and self.wrapper not in _SKIPS_USE_COUNT_CHECKS
@@ -293,7 +241,7 @@ class OperatorPlan:
     @cached
     def is_traced(self) -> bool:
         """Gets a Tracer kernel (which may still skip recording, see should_record)."""
-        return self.cpp_name not in policy.MANUAL_TRACER
+        return self.cpp_name not in self.policy.manual_tracer
 
 
 def _element_args(
@@ -371,6 +319,7 @@ def plan_of(
     abstract: bool,
     element_args: tuple[tuple[str, str], ...] = (),
     spelling: DispatcherSpelling | None = None,
+    policy: AutogradPolicy | None = None,
 ) -> OperatorPlan:
     if spelling is None:
         spelling = DispatcherSpelling()
@@ -401,11 +350,18 @@ def plan_of(
         ops_name=f"at::_ops::{unambiguous_name(func)}",
         modifies_arguments=kind is SchemaKind.inplace or kind is SchemaKind.out,
         element_args=element_args,
+        policy=reference_policy() if policy is None else policy,
     )
 
 
-def operator_plans(module: Module) -> tuple[OperatorPlan, ...]:
-    """One plan per native function, sorted by C++ name (stable), as PyTorch orders them."""
+def operator_plans(
+    module: Module, policy: AutogradPolicy | None = None
+) -> tuple[OperatorPlan, ...]:
+    """One plan per native function, sorted by C++ name (stable), as PyTorch orders them.
+
+    ``policy``: the target release's lists (the reference release's by default).
+    """
+    policy = reference_policy() if policy is None else policy
     plans = []
     spelling = DispatcherSpelling()  # this compile's only
     for fn in module.functions:
@@ -413,5 +369,5 @@ def operator_plans(module: Module) -> tuple[OperatorPlan, ...]:
         abstract = resolution.is_abstract if resolution is not None else True
         autograd = module.autograd.for_function(fn.func.name)
         element_args = _element_args(module, fn, autograd)
-        plans.append(plan_of(fn, autograd, abstract, element_args, spelling))
+        plans.append(plan_of(fn, autograd, abstract, element_args, spelling, policy))
     return tuple(sorted(plans, key=lambda p: p.cpp_name))

@@ -3,374 +3,79 @@
 These sets are not derivable from the YAML: they record decisions PyTorch
 made elsewhere (a kernel written by hand in torch/csrc/autograd, an operator
 that returns a view of its input, an operator whose outputs never require
-grad).  They are facts about the operator library the generated files are
-compiled into, so they live in one place here, as data, and every emitter
-asks this module instead of keeping its own copy.  Names are the C++ API name
-(``cpp_name``: base name with a trailing ``_`` for in-place, no overload)
-unless said otherwise.
+grad).  They change from release to release, so they are the target
+release's profile data (Note [Release profiles]); this module only gathers
+them, once per compile, into the shape the emitters ask.  Names are the C++
+API name (``cpp_name``: base name with a trailing ``_`` for in-place, no
+overload) unless said otherwise.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
 
-#: Methods whose backend kernel is written by hand (not registered per key).
-MANUAL_BACKEND = frozenset(
-    [
-        "options",
-        "data",
-        "set_data",
-        "is_leaf",
-        "output_nr",
-        "_version",
-        "retain_grad",
-        "_backward",
-        "requires_grad_",
-    ]
-)
+import attrs
 
-#: Operators whose Autograd and Tracer kernels are written by hand.
-MANUAL_AUTOGRAD_AND_TRACER = frozenset(
-    ["resize_", "resize_as_", "detach", "detach_", "copy_", "_fw_primal", "_make_dual"]
-)
+from schemac.profiles import ReleaseProfile, reference_profile
 
-#: Operators with no generated Autograd / ADInplaceOrView / Tracer kernel.
-MANUAL_AUTOGRAD = MANUAL_BACKEND | MANUAL_AUTOGRAD_AND_TRACER
-MANUAL_TRACER = MANUAL_AUTOGRAD
 
-#: Operators (by base name) the tracer runs but does not record.
-DONT_RECORD_TRACE = frozenset(
-    [
-        "convolution",
-        "conv1d",
-        "conv2d",
-        "conv3d",
-        "conv_transpose1d",
-        "conv_transpose2d",
-        "conv_transpose3d",
-        "lstm_cell",
-        "gru_cell",
-        "rnn_tanh_cell",
-        "rnn_relu_cell",
-        "_coalesced",
-    ]
-)
+@attrs.frozen
+class AutogradPolicy:
+    """One release's autograd lists, as the autograd emitters read them."""
 
-#: View operators whose result has different metadata (dtype, conj bit...)
-#: than its base, so a view cannot be replayed with as_strided.
-VIEW_FUNCTIONS_WITH_METADATA_CHANGE = frozenset(
-    [
-        "view_as_complex",
-        "view_as_real",
-        "_conj",
-        "_neg_view",
-        "_nested_get_values",
-        "_nested_view_from_buffer",
-        "_nested_view_from_jagged",
-    ]
-)
+    #: Operators whose Autograd (and so ADInplaceOrView) kernel is written by hand.
+    manual_autograd: frozenset[str]
+    #: Operators whose Tracer kernel is written by hand.
+    manual_tracer: frozenset[str]
+    #: Operators (by base name) the tracer registers but does not record.
+    dont_record_trace: frozenset[str]
+    #: View operators that change tensor metadata (ADInplaceOrView marks them).
+    view_functions_with_metadata_change: frozenset[str]
+    #: View operator (by base name) -> the argument its output is a view of.
+    view_functions: Mapping[str, str]
+    #: Operators (by base name) that may return a view of ``self`` without being
+    #: view operators in the strict sense (their result aliases only sometimes).
+    returns_views_of_input: frozenset[str]
+    #: Operators (by base name) whose outputs need no derivative (integer,
+    #: boolean or fresh results).
+    dont_require_derivative: frozenset[str]
+    #: Operators that reset a tensor's gradient accumulator (by schema base name).
+    reset_grad_accumulator: frozenset[str]
+    #: Operators (by base name) whose backward formulas are known to be right for
+    #: complex tensors; every other differentiable operator refuses complex
+    #: outputs that require grad instead of computing a possibly wrong gradient.
+    gradient_implemented_for_complex: frozenset[str]
+    #: Kernels call ``fire_node_creation_hooks`` on each backward node they
+    #: create, once it is complete (the node ``rebase_history`` returns, for
+    #: in-place results).
+    node_creation_hooks: bool
 
-_VIEWS_OF_SELF = [
-    "numpy_T",
-    "alias",
-    "as_strided",
-    "diagonal",
-    "expand",
-    "permute",
-    "select",
-    "slice",
-    "slice_inverse",
-    "split",
-    "split_with_sizes",
-    "squeeze",
-    "t",
-    "transpose",
-    "unfold",
-    "unsqueeze",
-    "flatten",
-    "view",
-    "unbind",
-    "_indices",
-    "_values",
-    "indices",
-    "values",
-    "crow_indices",
-    "col_indices",
-    "ccol_indices",
-    "row_indices",
-    "_reshape_alias",
-    "_test_autograd_multiple_dispatch_view",
-]
+    @classmethod
+    def of(cls, profile: ReleaseProfile) -> AutogradPolicy:
+        metadata_change = profile.names("view_functions_with_metadata_change")
+        # torchgen adds the metadata-changing views to its view table at import.
+        views = {
+            **profile.table("view_functions"),
+            **{name: "self" for name in sorted(metadata_change)},
+        }
+        manual = profile.names("manual_backend") | profile.names("manual_autograd_and_tracer")
+        return cls(
+            manual_autograd=manual,
+            manual_tracer=manual,
+            dont_record_trace=profile.names("dont_record_trace"),
+            view_functions_with_metadata_change=metadata_change,
+            view_functions=MappingProxyType(views),
+            returns_views_of_input=profile.names("returns_views_of_input") | frozenset(views),
+            dont_require_derivative=profile.names("dont_require_derivative"),
+            reset_grad_accumulator=profile.names("reset_grad_accumulator"),
+            # torchgen extends the dense list with the sparse one at import.
+            gradient_implemented_for_complex=profile.names("gradient_implemented_for_complex")
+            | profile.names("gradient_implemented_for_sparse_complex"),
+            node_creation_hooks=profile.has("node_creation_hooks"),
+        )
 
-#: View operator (by base name) -> the argument its output is a view of.
-VIEW_FUNCTIONS: MappingProxyType[str, str] = MappingProxyType(
-    {
-        **{name: "self" for name in _VIEWS_OF_SELF},
-        "sparse_coo_tensor_with_dims_and_tensors": "values",
-        **{name: "self" for name in sorted(VIEW_FUNCTIONS_WITH_METADATA_CHANGE)},
-    }
-)
 
-#: Operators (by base name) that may return a view of ``self`` without being
-#: view operators in the strict sense (their result aliases only sometimes).
-RETURNS_VIEWS_OF_INPUT = frozenset(VIEW_FUNCTIONS) | frozenset(
-    [
-        "chunk",
-        "detach",
-        "contiguous",
-        "reshape",
-        "reshape_as",
-        "expand_as",
-        "view_as",
-        "real",
-        "imag",
-        "narrow",
-        "movedim",
-        "tensor_split",
-        "swapdims",
-        "swapaxes",
-        "mT",
-        "mH",
-        "adjoint",
-        "matrix_H",
-    ]
-)
-
-#: Operators that reset a tensor's gradient accumulator (by schema base name).
-RESET_GRAD_ACCUMULATOR = frozenset({"set_", "resize_"})
-
-#: Operators (by base name) whose backward formulas are known to be right for
-#: complex tensors; every other differentiable operator refuses complex outputs
-#: that require grad instead of computing a possibly wrong gradient.
-GRADIENT_IMPLEMENTED_FOR_COMPLEX = frozenset(
-    [
-        "__radd__",
-        "__rmul__",
-        "_coalesce",
-        "_conj",
-        "_conj_physical",
-        "_fft_c2c",
-        "_fft_r2c",
-        "_linalg_det",
-        "_linalg_eigh",
-        "_linalg_slogdet",
-        "_linalg_solve_ex",
-        "_linalg_svd",
-        "_neg_view",
-        "_reshape_alias",
-        "_reshape_copy",
-        "_sparse_addmm",
-        "_sparse_coo_tensor_with_dims_and_tensors",
-        "_sparse_sparse_matmul",
-        "_to_copy",
-        "_to_dense",
-        "_unsafe_index",
-        "_unsafe_index_put",
-        "_unsafe_masked_index",
-        "_unsafe_masked_index_put_accumulate",
-        "_unsafe_view",
-        "acos",
-        "acosh",
-        "add",
-        "addbmm",
-        "addcdiv",
-        "addcmul",
-        "addmm",
-        "addmv",
-        "addr",
-        "alias",
-        "alias_copy",
-        "as_strided",
-        "as_strided_copy",
-        "as_strided_scatter",
-        "asin",
-        "asinh",
-        "atan",
-        "atanh",
-        "baddbmm",
-        "block_diag",
-        "bmm",
-        "cat",
-        "channel_shuffle",
-        "cholesky",
-        "cholesky_inverse",
-        "cholesky_solve",
-        "chunk",
-        "clone",
-        "coalesce",
-        "col2im",
-        "complex",
-        "conj_physical_",
-        "constant_pad_nd",
-        "cos",
-        "cosh",
-        "cumprod",
-        "cumsum",
-        "cumulative_trapezoid",
-        "diag",
-        "diag_embed",
-        "diagonal",
-        "diagonal_backward",
-        "diagonal_copy",
-        "diagonal_scatter",
-        "div",
-        "dot",
-        "eig",
-        "eq_",
-        "exp",
-        "exp2",
-        "expand",
-        "expand_copy",
-        "expm1",
-        "fill",
-        "fill_",
-        "flip",
-        "fliplr",
-        "flipud",
-        "gather",
-        "im2col",
-        "index",
-        "index_add",
-        "index_add_",
-        "index_copy",
-        "index_fill",
-        "index_put",
-        "index_select",
-        "inverse",
-        "ldexp",
-        "lerp",
-        "linalg_cholesky",
-        "linalg_cholesky_ex",
-        "linalg_cross",
-        "linalg_eig",
-        "linalg_householder_product",
-        "linalg_inv",
-        "linalg_inv_ex",
-        "linalg_lstsq",
-        "linalg_lu",
-        "linalg_lu_factor_ex",
-        "linalg_lu_solve",
-        "linalg_matrix_exp",
-        "linalg_pinv",
-        "linalg_qr",
-        "linalg_solve",
-        "linalg_solve_triangular",
-        "linalg_vector_norm",
-        "linear",
-        "log",
-        "log10",
-        "log1p",
-        "log2",
-        "logaddexp",
-        "logcumsumexp",
-        "logsumexp",
-        "lu",
-        "lu_solve",
-        "lu_unpack",
-        "masked_fill",
-        "masked_scatter",
-        "masked_scatter_backward",
-        "masked_select",
-        "matrix_exp",
-        "mean",
-        "mm",
-        "mul",
-        "mv",
-        "nanmean",
-        "nansum",
-        "narrow_copy",
-        "ne_",
-        "neg",
-        "nonzero",
-        "ormqr",
-        "outer",
-        "permute",
-        "permute_copy",
-        "pixel_shuffle",
-        "pixel_unshuffle",
-        "polar",
-        "pow",
-        "prod",
-        "put",
-        "put_",
-        "reciprocal",
-        "reflection_pad1d",
-        "reflection_pad1d_backward",
-        "reflection_pad2d",
-        "reflection_pad2d_backward",
-        "reflection_pad3d",
-        "reflection_pad3d_backward",
-        "renorm",
-        "repeat",
-        "replication_pad1d",
-        "replication_pad1d_backward",
-        "replication_pad2d",
-        "replication_pad2d_backward",
-        "replication_pad3d",
-        "replication_pad3d_backward",
-        "reshape",
-        "reshape_as",
-        "resize",
-        "resize_as",
-        "roll",
-        "rot90",
-        "rsqrt",
-        "rsub",
-        "scatter",
-        "scatter_add",
-        "select",
-        "select_backward",
-        "sgn",
-        "sigmoid",
-        "sigmoid_backward",
-        "sin",
-        "sinc",
-        "sinh",
-        "slice",
-        "slice_backward",
-        "solve",
-        "sparse_mask",
-        "sparse_sampled_addmm",
-        "split",
-        "split_with_sizes",
-        "split_with_sizes_backward",
-        "sqrt",
-        "squeeze",
-        "squeeze_copy",
-        "stack",
-        "std_mean",
-        "sub",
-        "sum",
-        "t",
-        "t_copy",
-        "take",
-        "tan",
-        "tanh",
-        "tanh_backward",
-        "to_sparse",
-        "trace",
-        "transpose",
-        "transpose_copy",
-        "trapezoid",
-        "triangular_solve",
-        "tril",
-        "triu",
-        "unbind",
-        "unbind_copy",
-        "unfold",
-        "unfold_backward",
-        "unfold_copy",
-        "unsafe_split",
-        "unsqueeze",
-        "unsqueeze_copy",
-        "values",
-        "var_mean",
-        "vdot",
-        "view",
-        "view_as",
-        "view_as_complex",
-        "view_copy",
-        "where",
-        "zero_",
-    ]
-)
+def reference_policy() -> AutogradPolicy:
+    """The default release's lists (library calls that name no release)."""
+    return AutogradPolicy.of(reference_profile())

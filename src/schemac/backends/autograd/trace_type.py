@@ -6,7 +6,7 @@ tracing off while the operator runs (so its own calls are not recorded
 again), and records the outputs.  In-place and out= operators are recorded
 as their functional form when the tracer forces out-of-place graphs.
 Operators that take a Storage, return no tensor, or are listed in
-policy.DONT_RECORD_TRACE are registered but only redispatch.
+the profile's dont_record_trace are registered but only redispatch.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import attrs
 from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_files
 from schemac.backends.autograd.operators import OperatorPlan
-from schemac.backends.autograd.policy import DONT_RECORD_TRACE
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.templating import Templates
 from schemac.ir.schema import SchemaKind
@@ -76,7 +75,7 @@ def should_record(plan: OperatorPlan) -> bool:
     # The cheap tests first: a schema has fewer returns than arguments.  Plain
     # loops over base_of: asked for each of ~3,100 operators, and generator
     # expressions cost more than the tests themselves.
-    if plan.base in DONT_RECORD_TRACE:
+    if plan.base in plan.policy.dont_record_trace:
         return False
     tensor = BaseTy.Tensor
     for ret in func.returns:

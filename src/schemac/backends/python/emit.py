@@ -43,6 +43,7 @@ from schemac.ir.host import AUTOGRAD, HostFile
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
+from schemac.profiles import ReleaseProfile
 
 OUTPUT_DIR = "python"
 TEMPLATES_PACKAGE = "schemac.backends.python"
@@ -221,19 +222,22 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def emit_python(module: Module) -> list[GeneratedFile]:
-    """The binding files and the named-tuple return types (functions only)."""
+def emit_python(module: Module, profile: ReleaseProfile | None = None) -> list[GeneratedFile]:
+    """The binding files and the named-tuple return types (functions only).
+
+    ``profile``: the target release's (the reference release's by default).
+    """
     with _collector_paused():
         # Built in a function of its own, so that the bindings and their memos
         # (~30,000 objects the collector tracks) are freed by reference
         # counting when it returns, before the collector is resumed: its first
         # collection then walks the files, not them.
-        return _emit_python(module)
+        return _emit_python(module, profile)
 
 
-def _emit_python(module: Module) -> list[GeneratedFile]:
+def _emit_python(module: Module, profile: ReleaseProfile | None) -> list[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
-    bindings = python_bindings(module)
+    bindings = python_bindings(module, profile)
     return [
         *binding_files(module, bindings, templates),
         *return_type_files(module, bindings, templates),

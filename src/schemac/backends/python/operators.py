@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import attrs
 
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault
-from schemac.backends.autograd.policy import DONT_RECORD_TRACE
+from schemac.backends.autograd.policy import reference_policy
 from schemac.backends.lazy import cached
 from schemac.backends.python.deprecated import deprecated_signatures
 from schemac.backends.python.errors import (
@@ -38,32 +38,38 @@ from schemac.backends.python.signatures import (
 )
 from schemac.backends.python.skips import (
     GENERATED_TAG,
-    SKIPPED_SCHEMA_NAMES,
-    SKIPPED_SCHEMAS,
     STILL_BOUND_GENERATED_TAG,
-    is_skipped_name,
+    PythonSkips,
+    reference_skips,
 )
 from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.types import BaseTy, BaseType, is_like
+from schemac.profiles import ReleaseProfile, reference_profile
 
 #: Operators the tracer records through their parts, never as themselves; the
 #: autograd backend's tracer kernels follow the same list.
-UNTRACED_OPERATORS = DONT_RECORD_TRACE
+#: (The list is the same in every profiled release, 2.11-2.15; the python
+#: backend does not yet take the target's profile, see docs/releases.md.)
+UNTRACED_OPERATORS = reference_policy().dont_record_trace
 
 
-def is_bound(function: NativeFunction) -> bool:
-    """Whether PyTorch generates a Python binding for this overload (see :mod:`.skips`)."""
+def is_bound(function: NativeFunction, skips: PythonSkips | None = None) -> bool:
+    """Whether PyTorch generates a Python binding for this overload (see :mod:`.skips`).
+
+    ``skips``: the target release's rules (the reference release's by default).
+    """
+    skips = reference_skips() if skips is None else skips
     tags = function.tags
     if (function.generated or GENERATED_TAG in tags) and STILL_BOUND_GENERATED_TAG not in tags:
         return False
-    if is_skipped_name(cpp_function_name(function.func)):
+    if skips.is_skipped_name(cpp_function_name(function.func)):
         return False
-    if str(function.func.name) not in SKIPPED_SCHEMA_NAMES:
+    if str(function.func.name) not in skips.skipped_schema_names:
         return True
-    return str(function.func) not in SKIPPED_SCHEMAS
+    return str(function.func) not in skips.skipped_schemas
 
 
 def is_traceable(function: NativeFunction) -> bool:
@@ -226,8 +232,10 @@ def _function_of(pair: SignedFunction) -> NativeFunction:
     return pair.function
 
 
-def python_bindings(module: Module) -> PythonBindings:
-    bound = [f for f in module.functions if is_bound(f)]
+def python_bindings(module: Module, profile: ReleaseProfile | None = None) -> PythonBindings:
+    """``profile``: the target release's (the reference release's by default)."""
+    skips = PythonSkips.of(reference_profile() if profile is None else profile)
+    bound = [f for f in module.functions if is_bound(f, skips)]
     arguments = ArgumentMemo()  # this compile's only
     plain = signed_functions(bound, arguments)
     # A selective build may drop the overload a deprecated signature calls.

@@ -33,6 +33,7 @@ from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 
 OPS_DIR = "ATen/ops"
 
@@ -138,13 +139,16 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
             yield spliced_file(path, source, {})
 
 
-def iter_headers(module: Module, state: AtenRunState | None = None) -> Iterator[GeneratedFile]:
+def iter_headers(
+    module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
+) -> Iterator[GeneratedFile]:
     """Every header, each as soon as it is rendered.
 
-    ``state``: the run's shared views and plan index, if other targets share them.
+    ``state``: the run's shared views and plan index, if other targets share them;
+    ``profile``: the target release's (the reference release's by default).
     """
     state = AtenRunState.of(module) if state is None else state
-    catalog = build_catalog(module, state.views)
+    catalog = build_catalog(module, state.views, profile)
     renderer = _Renderer(
         state.templates(__package__ or ""), module_sources(module), module.host_templates
     )
@@ -153,9 +157,11 @@ def iter_headers(module: Module, state: AtenRunState | None = None) -> Iterator[
     yield from _umbrellas(renderer, catalog)
 
 
-def emit_headers(module: Module, state: AtenRunState | None = None) -> tuple[GeneratedFile, ...]:
+def emit_headers(
+    module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
+) -> tuple[GeneratedFile, ...]:
     """Every header (:func:`iter_headers`)."""
-    return tuple(iter_headers(module, state))
+    return tuple(iter_headers(module, state, profile))
 
 
 @attrs.frozen
@@ -168,7 +174,7 @@ class HeadersBackend:
         # A generator: each header reaches the driver (and a -j helper staging
         # files) as soon as it is rendered; the module stays frozen until the last.
         with module_frozen():
-            yield from iter_headers(module, aten_run_state(module, options))
+            yield from iter_headers(module, aten_run_state(module, options), options.profile)
 
 
 BACKEND = HeadersBackend()

@@ -32,6 +32,7 @@ from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction, Variant
 from schemac.ir.resolved import Kernel, Resolution
+from schemac.profiles import ReleaseProfile, reference_profile
 
 
 @attrs.frozen
@@ -152,9 +153,13 @@ class Catalog:
     #: signature) is asked of it, so it is computed once per run and shared
     #: with the registration files.
     views: ViewTable = attrs.field(factory=ViewTable, eq=False, repr=False)
+    #: The target release's policy (export macros, TensorBody members).
+    profile: ReleaseProfile = attrs.field(factory=reference_profile, eq=False, repr=False)
 
 
-def build_catalog(module: Module, views: ViewTable | None = None) -> Catalog:
+def build_catalog(
+    module: Module, views: ViewTable | None = None, profile: ReleaseProfile | None = None
+) -> Catalog:
     """``views``: the run's view table, if other emitters share it."""
     views = ViewTable() if views is None else views
     entries = {
@@ -193,5 +198,9 @@ def build_catalog(module: Module, views: ViewTable | None = None) -> Catalog:
         for root, members in by_root.items()
     )
     return Catalog(
-        families=families, dispatch_keys=tuple(keys), entries=tuple(entries.values()), views=views
+        families=families,
+        dispatch_keys=tuple(keys),
+        entries=tuple(entries.values()),
+        views=views,
+        profile=reference_profile() if profile is None else profile,
     )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry
+from schemac.backends.aten.headers.export_macros import DEFAULT_EXPORT, dispatch_export
 from schemac.backends.aten.registrations.keys import key_traits
 from schemac.backends.aten.registrations.plan import PlanIndex, plan_key
 from schemac.backends.aten.signatures.table import ViewTable
@@ -64,12 +65,17 @@ class DispatchHeader:
 
 
 def dispatch_header(
-    root: str, entries: list[Entry], key: str, views: ViewTable | None = None
+    root: str,
+    entries: list[Entry],
+    key: str,
+    views: ViewTable | None = None,
+    export: str = DEFAULT_EXPORT,
 ) -> DispatchHeader:
-    """``views``: the run's view table, whose memo shares each declaration between keys."""
+    """``views``: the run's view table, whose memo shares each declaration between keys;
+    ``export``: the key's export macro (:func:`~.export_macros.dispatch_export`)."""
     views = ViewTable() if views is None else views
     decls = tuple(
-        f"TORCH_API {views.derived('decl', (sig,), sig.decl)};"
+        f"{export} {views.derived('decl', (sig,), sig.decl)};"
         for entry in entries
         for sig in entry.direct.all()
     )
@@ -89,7 +95,7 @@ def key_headers(
     module: Module, catalog: Catalog, key: str, index: PlanIndex | None = None
 ) -> tuple[KeyUmbrella, tuple[DispatchHeader, ...]]:
     headers = tuple(
-        dispatch_header(root, entries, key, catalog.views)
+        dispatch_header(root, entries, key, catalog.views, dispatch_export(catalog.profile, key))
         for root, entries in declared_by_root(module, catalog, key, index).items()
     )
     umbrella = KeyUmbrella(key, key.lower(), tuple(sorted(h.path for h in headers)))

@@ -20,13 +20,15 @@ from typing import ClassVar
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry, Family, Group
+from schemac.backends.aten.headers.export_macros import (
+    kernel_export,
+    merges_shared_kernels,
+    structured_export,
+)
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.profiles import ReleaseProfile
 
 LEGACY_MARK = "legacy::"
-
-#: Keys whose kernels live in a separate shared library with its own export macro.
-_EXPORT_MACROS = {"XPU": "TORCH_XPU_API"}
-DEFAULT_EXPORT = "TORCH_API"
 
 
 #: Keys whose kernels are not declared.  None today: MTIA's kernels live out
@@ -34,10 +36,6 @@ DEFAULT_EXPORT = "TORCH_API"
 #: does (a declaration nobody defines costs nothing, and ``_native.h`` then
 #: does not depend on which targets a run selects).
 UNDECLARED_KEYS: frozenset[str] = frozenset()
-
-
-def export_macro(key: str) -> str:
-    return _EXPORT_MACROS.get(key, DEFAULT_EXPORT)
 
 
 @attrs.frozen
@@ -54,7 +52,13 @@ class StructuredKernelDecl:
 class KernelDecl:
     structured: ClassVar[bool] = False
 
-    decl: str
+    export: str
+    #: The declaration without its export macro.
+    signature: str
+
+    @property
+    def decl(self) -> str:
+        return f"{self.export} {self.signature};"
 
 
 Declaration = StructuredKernelDecl | KernelDecl
@@ -66,38 +70,46 @@ class NamespaceDecls:
     declarations: tuple[Declaration, ...]
 
 
-#: Declarations already printed in one call, by (function, kernel name): most
-#: kernels serve several dispatch keys.
-_Printed = dict[tuple[str, str], KernelDecl]
+#: Declarations already printed in one call, by (function, kernel name, export
+#: macro): most kernels serve several dispatch keys.
+_Printed = dict[tuple[str, str, str], KernelDecl]
 
 
-def _unstructured(
-    entry: Entry, key: str, printed: _Printed, views: ViewTable
-) -> Iterator[tuple[str, Declaration]]:
+@attrs.frozen
+class _Scope:
+    """What one call of :func:`kernel_declarations` shares between its items."""
+
+    views: ViewTable
+    profile: ReleaseProfile
+    printed: _Printed = attrs.field(factory=dict)
+
+
+def _unstructured(entry: Entry, key: str, scope: _Scope) -> Iterator[tuple[str, Declaration]]:
     kernel = entry.kernel(key)
     if kernel is None or kernel.name.startswith(LEGACY_MARK):
         return
-    memo_key = (entry.schema, kernel.name)
-    decl = printed.get(memo_key)
+    export = kernel_export(scope.profile, key, kernel.name)
+    memo_key = (entry.schema, kernel.name, export)
+    decl = scope.printed.get(memo_key)
     if decl is None:
-        sig = views.native(entry.fn, kernel=kernel.name)
-        decl = printed[memo_key] = KernelDecl(f"{DEFAULT_EXPORT} {sig.decl(kernel.name)};")
+        sig = scope.views.native(entry.fn, kernel=kernel.name)
+        decl = scope.printed[memo_key] = KernelDecl(export, sig.decl(kernel.name))
     yield kernel.namespace, decl
 
 
 def _declarations(
-    item: Group | Entry, key: str, printed: _Printed, views: ViewTable
+    item: Group | Entry, key: str, scope: _Scope
 ) -> Iterator[tuple[str, Declaration]]:
     if isinstance(item, Entry):
-        yield from _unstructured(item, key, printed, views)
+        yield from _unstructured(item, key, scope)
         return
     kernel = item.out.kernel(key)
     if item.meta is not None and kernel is not None and kernel.structured:
-        impl = views.structured_impl(item.meta, item.out.fn, kernel.name)
+        impl = scope.views.structured_impl(item.meta, item.out.fn, kernel.name)
         yield (
             kernel.namespace,
             StructuredKernelDecl(
-                export_macro(key),
+                structured_export(scope.profile, key, kernel.name),
                 impl.class_name,
                 item.meta.qualified_class_name,
                 impl.impl.decl(),
@@ -105,14 +117,31 @@ def _declarations(
         )
         return
     for member in item.members():
-        yield from _unstructured(member, key, printed, views)
+        yield from _unstructured(member, key, scope)
+
+
+def _without_export(decl: Declaration) -> object:
+    return attrs.evolve(decl, export="")
+
+
+def _merged(existing: Declaration | None, incoming: Declaration) -> Declaration:
+    """Note [One declaration per kernel]: TORCH_API wins, else the first key's macro."""
+    if existing is None or (existing.export != "TORCH_API" and incoming.export == "TORCH_API"):
+        return incoming
+    return existing
 
 
 def kernel_declarations(
-    items: tuple[Group | Entry, ...], keys: tuple[str, ...], views: ViewTable
+    items: tuple[Group | Entry, ...],
+    keys: tuple[str, ...],
+    views: ViewTable,
+    profile: ReleaseProfile,
 ) -> tuple[NamespaceDecls, ...]:
-    by_namespace: dict[str, dict[Declaration, None]] = {}
-    printed: _Printed = {}
+    # Declarations by namespace, keyed by themselves, or by their text without
+    # the macro where the release merges a kernel shared by several keys.
+    by_namespace: dict[str, dict[object, Declaration]] = {}
+    scope = _Scope(views, profile)
+    merge = merges_shared_kernels(profile)
     for item in items:
         # Only keys some member has a kernel for can declare anything; most
         # functions have a kernel for two or three of the forty-odd keys.
@@ -121,9 +150,14 @@ def kernel_declarations(
         for key in keys:
             if key not in present:
                 continue
-            for namespace, decl in _declarations(item, key, printed, views):
-                by_namespace.setdefault(namespace, {})[decl] = None
-    return tuple(NamespaceDecls(ns, tuple(decls)) for ns, decls in by_namespace.items())
+            for namespace, decl in _declarations(item, key, scope):
+                decls = by_namespace.setdefault(namespace, {})
+                if merge:
+                    identity = _without_export(decl)
+                    decls[identity] = _merged(decls.get(identity), decl)
+                else:
+                    decls[decl] = decl
+    return tuple(NamespaceDecls(ns, tuple(decls.values())) for ns, decls in by_namespace.items())
 
 
 def declared_keys(catalog: Catalog) -> tuple[str, ...]:
@@ -144,7 +178,9 @@ def native_header(family: Family, catalog: Catalog) -> NativeHeader:
     return NativeHeader(
         root=family.root,
         includes_meta=bool(family.structured_groups),
-        namespaces=kernel_declarations(family.items, declared_keys(catalog), catalog.views),
+        namespaces=kernel_declarations(
+            family.items, declared_keys(catalog), catalog.views, catalog.profile
+        ),
     )
 
 

@@ -46,6 +46,12 @@ class MethodDefinition:
 class TensorBody:
     declarations: tuple[str, ...]
     definitions: tuple[MethodDefinition, ...]
+    #: Release policy (profile features): whether the class still has the
+    #: deprecated ``is_variable()``, and whether ``register_hook`` is the pair of
+    #: SFINAE overloads (void / Tensor hooks) or one template that
+    #: ATen/core/Tensor.h defines with ``if constexpr``.
+    declares_is_variable: bool = True
+    sfinae_register_hook: bool = True
 
 
 def tensor_body(catalog: Catalog) -> TensorBody:
@@ -67,4 +73,10 @@ def tensor_body(catalog: Catalog) -> TensorBody:
                     ", ".join(args),
                 )
             )
-    return TensorBody(tuple(declarations), tuple(definitions))
+    profile = catalog.profile
+    return TensorBody(
+        tuple(declarations),
+        tuple(definitions),
+        declares_is_variable=profile.has("tensor_is_variable"),
+        sfinae_register_hook=profile.has("register_hook_sfinae"),
+    )

@@ -120,9 +120,17 @@ def _device_guard(f: NativeFunction, traits: KeyTraits) -> list[str]:
 
 
 def kernel_wrapper_definition(
-    wrapper: Wrapper, traits: KeyTraits, sig: Signature, views: ViewTable
+    wrapper: Wrapper,
+    traits: KeyTraits,
+    sig: Signature,
+    views: ViewTable,
+    kernel_signature: Signature | None = None,
 ) -> str:
-    """The plain wrapper whose signature is ``sig`` (:func:`wrapper_signature`)."""
+    """The plain wrapper whose signature is ``sig`` (:func:`wrapper_signature`).
+
+    ``kernel_signature``: the view of the kernel called, when it is not the
+    native one (out-of-tree kernels follow the dispatcher's API).
+    """
     f, kernel = wrapper.function, wrapper.kernel
     if wrapper.kind is WrapperKind.INPLACE_META:
         self_name = "self" if f.func.arguments.self_arg is None else f.func.arguments.self_arg.name
@@ -136,7 +144,7 @@ def kernel_wrapper_definition(
         )
     if kernel is None:
         raise ValueError(f"wrapper for {f.func.name} has no kernel")
-    target = views.native(f, kernel=kernel.name)
+    target = views.native(f, kernel=kernel.name) if kernel_signature is None else kernel_signature
     body = device_check(f, sig.name) if traits.device_guard else ["// No device check"]
     body += _device_guard(f, traits)
     args = shared_call_arguments(views, sig.params, target.params)

@@ -129,9 +129,12 @@ ${k.call.head} {
   ${k.call.binding}
   % endif
   % if k.graph and k.graph.per_element:
+  % if k.graph.fires_creation_hooks:
+  c10::SmallVector<c10::intrusive_ptr<Node>, 8> _rebased_fns(grad_fns.size());
+  % endif
   for (const auto i : c10::irange(grad_fns.size())) {
     if (grad_fns[i]) {
-      rebase_history(self[i], grad_fns[i]);
+      ${'_rebased_fns[i] = ' if k.graph.fires_creation_hooks else ''}rebase_history(self[i], grad_fns[i]);
     % if k.graph.saves_after:
       auto& grad_fn = grad_fns[i];
     % endif
@@ -140,9 +143,14 @@ ${k.call.head} {
     % endfor
     }
   }
+  % elif k.graph and k.graph.history and k.graph.rebases_history and k.graph.fires_creation_hooks:
+  c10::intrusive_ptr<Node> _rebased_fn;
+  if (grad_fn) {
+    _rebased_fn = rebase_history(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
+  }
   % elif k.graph and k.graph.history:
   if (grad_fn) {
-    ${'rebase_history' if k.graph.rebase else 'set_history'}(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
+    ${'rebase_history' if k.graph.rebases_history else 'set_history'}(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
   }
   % endif
   % if k.graph:
@@ -219,6 +227,20 @@ ${bind(g)}\
   }
   % endif
   % endfor
+  % if k.graph and k.graph.fires_creation_hooks:
+  % if k.graph.per_element:
+  for (const auto i : c10::irange(grad_fns.size())) {
+    if (_rebased_fns[i]) {
+      fire_node_creation_hooks(_rebased_fns[i]);
+    }
+  }
+  % else:
+<% fired = '_rebased_fn' if k.graph.rebases_history and k.graph.history else 'grad_fn' %>\
+  if (${fired}) {
+    fire_node_creation_hooks(${fired});
+  }
+  % endif
+  % endif
   % if k.resets_grad_accumulator:
   reset_grad_accumulator(self);
   % endif

@@ -161,10 +161,12 @@ class TORCH_API Tensor : public TensorBase {
         dispatchKeyToBackend(legacyExtractDispatchKey(key_set())), scalar_type());
   }
 
+% if view.declares_is_variable:
   C10_DEPRECATED_MESSAGE("Tensor.is_variable() is deprecated: every Tensor is a variable. Use at::impl::variable_excluded_from_dispatch() to check autograd state.")
   bool is_variable() const noexcept {
     return !at::impl::variable_excluded_from_dispatch();
   }
+% endif
 
   // -- conversions ----------------------------------------------------------
   Tensor toType(ScalarType t) const {
@@ -291,6 +293,7 @@ class TORCH_API Tensor : public TensorBase {
   // Hooks run on the gradient during backward: a hook returning void only
   // observes it, a hook returning a Tensor replaces it.  Defined in
   // ATen/core/Tensor.h.
+% if view.sfinae_register_hook:
   template <typename T>
   using hook_return_void_t =
       std::enable_if_t<std::is_void_v<typename std::invoke_result_t<T&, Tensor>>, unsigned>;
@@ -301,6 +304,10 @@ class TORCH_API Tensor : public TensorBase {
   hook_return_void_t<T> register_hook(T&& hook) const;
   template <typename T>
   hook_return_var_t<T> register_hook(T&& hook) const;
+% else:
+  template <typename T>
+  unsigned register_hook(T&& hook) const;
+% endif
 
   Tensor data() const {
     return TensorBase::data();

@@ -1,0 +1,165 @@
+"""The command line of out-of-tree backends: ``compile --backend``, ``coverage``, ``backend-init``.
+
+Kept out of :mod:`schemac.cli` so that file stays a list of subcommands.  The
+backend YAML's problems are reported together with those found against the
+module (unknown operators, split families, missing kernels): the loader
+returns its diagnostics instead of raising, and :func:`attach_backend` raises
+them all at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import attrs
+
+from schemac.diagnostics import Diagnostic, InputError, SchemacError
+from schemac.frontend.backend_loader import read_backend_yaml
+from schemac.ir.external_backend import ExternalBackend
+from schemac.ir.module import Module
+
+
+def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        type=Path,
+        metavar="BACKEND_YAML",
+        help="an out-of-tree backend's YAML (torchgen's gen_backend_stubs format): write "
+        "<Backend>NativeFunctions.h and Register<Backend>.cpp (only these without -t)",
+    )
+    parser.add_argument(
+        "--impl-path",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="with --backend: C++ files defining the kernels; a listed kernel they do not "
+        "define is an error at its YAML entry",
+    )
+
+
+def attach_backend(
+    module: Module, spec: ExternalBackend, problems: list[Diagnostic], impl_paths: list[Path]
+) -> Module:
+    """The module carrying ``spec``, after binding it and checking ``--impl-path``."""
+    from schemac.backends.backend_stubs.bind import bind_backend
+    from schemac.backends.backend_stubs.impl_check import missing_kernel_diagnostics
+
+    bound, found = bind_backend(module, spec)
+    problems = [*problems, *found]
+    if impl_paths and not found and bound.has_forward:
+        problems += missing_kernel_diagnostics(bound, impl_paths)
+    if problems:
+        raise InputError(problems)
+    return module.evolve(external_backend=spec)
+
+
+@attrs.frozen
+class BackendInput:
+    """``compile --backend``'s YAML, read before the module so its problems join the rest."""
+
+    path: Path | None
+    spec: ExternalBackend | None
+    problems: tuple[Diagnostic, ...]
+    impl_paths: tuple[Path, ...]
+
+    @classmethod
+    def read(cls, path: Path | None, impl_paths: list[Path]) -> BackendInput:
+        if path is None:
+            return cls(None, None, (), ())
+        spec, problems = read_backend_yaml(path)
+        return cls(path, spec, problems, tuple(impl_paths))
+
+    @contextlib.contextmanager
+    def reported_together(self) -> Iterator[None]:
+        """Errors of loading and the passes, raised with the backend YAML's own."""
+        try:
+            yield
+        except SchemacError as error:
+            if not self.problems:
+                raise
+            raise InputError([*error.diagnostics, *self.problems]) from None
+
+    def attached_to(self, module: Module) -> Module:
+        """``module`` carrying the backend (unchanged without ``--backend``)."""
+        if self.path is None:
+            return module
+        if self.spec is None:
+            raise InputError(self.problems)
+        return attach_backend(module, self.spec, list(self.problems), list(self.impl_paths))
+
+
+def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:
+    """``-t``'s targets, plus ``backend`` with ``--backend``; ``-t`` may be left out then."""
+    from schemac.backends.registry import UnknownTargetError, parse_targets
+
+    if text is None:
+        if not with_backend:
+            raise UnknownTargetError(
+                "the following arguments are required: -t/--targets (or --backend BACKEND_YAML)"
+            )
+        return ("backend",)
+    targets = parse_targets(text)
+    if with_backend and "backend" not in targets:
+        targets = parse_targets(",".join((*targets, "backend")))
+    return targets
+
+
+def coverage_command(
+    args: argparse.Namespace, load: Callable[[], Module], run: Callable[[Module], Module]
+) -> int:
+    """``schemac coverage``: print the backend's coverage report (``run``: the passes)."""
+    from schemac.backends.backend_stubs.bind import bind_backend
+    from schemac.backends.backend_stubs.coverage import coverage_report
+
+    spec, problems = read_backend_yaml(args.backend)
+    try:
+        module = run(load())
+    except SchemacError as error:
+        raise InputError([*error.diagnostics, *problems]) from None
+    if spec is None:
+        raise InputError(problems)
+    bound, found = bind_backend(module, spec)
+    if problems or found:
+        raise InputError([*problems, *found])
+    report = coverage_report(module, bound)
+    print(report.to_json() if args.format == "json" else report.to_text(), end="")
+    return 0
+
+
+def register_backend_init_command(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "backend-init",
+        help="write a starter tree for a new PrivateUse1 device",
+        description="Write NAME/ (or -o DIR): backend.yaml, csrc/device.{h,cpp} (allocator, "
+        "device guard, hooks), csrc/kernels.cpp (the operators every device needs, over "
+        "host memory), NAME/__init__.py (rename PrivateUse1, register torch.NAME) and "
+        "NAME/build.py (schemac + cpp_extension). Existing files are never overwritten.",
+    )
+    parser.add_argument("name", metavar="NAME", help="the device's name (lower-case identifier)")
+    parser.add_argument("-o", "--out", type=Path, help="directory to write (default: NAME)")
+    parser.set_defaults(handler=_backend_init, parser=parser)
+
+
+def _backend_init(args: argparse.Namespace) -> int:
+    import sys
+
+    from schemac.backends.backend_stubs.scaffold import name_problem, write_scaffold
+
+    problem = name_problem(args.name)
+    if problem is not None:
+        args.parser.print_usage(sys.stderr)
+        sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
+        return 2
+    directory = args.out or Path(args.name)
+    try:
+        written = write_scaffold(args.name, directory)
+    except FileExistsError as error:
+        sys.stderr.write(f"schemac: error: {error} exists; backend-init never overwrites\n")
+        return 1
+    for path in written:
+        print(f"create {path}")
+    return 0

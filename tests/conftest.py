@@ -1,0 +1,79 @@
+"""Which torch release a test compares against (see ``torch_releases.py``).
+
+A test module marked ``pytest.mark.each_release`` runs once per selected
+release (``each_release(secondary=True)``: each but the primary one, for
+checks the primary release's own tests already make): its ``torch_release``
+fixture (and everything built on it: the YAML paths, schemac's module,
+torchgen's outputs) is parametrized at session scope,
+so pytest groups the tests by release and builds each release's artefacts
+once.  Every other test sees the primary reference, the installed torch.
+
+Selected releases: ``$SCHEMAC_TEST_RELEASES`` (comma-separated), else
+:data:`torch_releases.DEFAULT_RELEASES`; a run that asks for slow tests
+(``-m slow``) adds the releases marked slow (2.15.0, a 540 MB download).
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from torch_releases import (
+    DEFAULT_RELEASES,
+    PRIMARY_RELEASE,
+    RELEASES,
+    ReferenceRelease,
+    reference_release,
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "each_release(secondary=False): run once per selected torch reference release",
+    )
+
+
+def _asks_for_slow(config: pytest.Config) -> bool:
+    expression = str(config.getoption("markexpr", "") or "")
+    return "slow" in expression and "not slow" not in expression
+
+
+def selected_releases(config: pytest.Config) -> tuple[str, ...]:
+    configured = os.environ.get("SCHEMAC_TEST_RELEASES")
+    if configured:
+        chosen = tuple(v.strip() for v in configured.split(",") if v.strip())
+        unknown = sorted(set(chosen) - set(RELEASES))
+        if unknown:
+            raise pytest.UsageError(f"SCHEMAC_TEST_RELEASES: unknown releases {unknown}")
+        return chosen
+    if _asks_for_slow(config):
+        return RELEASES
+    return DEFAULT_RELEASES
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "torch_release" not in metafunc.fixturenames:
+        return
+    marker = metafunc.definition.get_closest_marker("each_release")
+    if marker is None:
+        return
+    versions = selected_releases(metafunc.config)
+    if marker.kwargs.get("secondary"):
+        versions = tuple(v for v in versions if v != PRIMARY_RELEASE)
+    params = [
+        pytest.param(
+            version,
+            id=f"torch{version}",
+            marks=() if version in DEFAULT_RELEASES else (pytest.mark.slow,),
+        )
+        for version in versions
+    ]
+    metafunc.parametrize("torch_release", params, indirect=True, scope="session")
+
+
+@pytest.fixture(scope="session")
+def torch_release(request: pytest.FixtureRequest) -> ReferenceRelease:
+    """The torch release this test compares against (fetched on first use)."""
+    return reference_release(getattr(request, "param", PRIMARY_RELEASE))
