@@ -9,7 +9,7 @@ EXAMPLE := examples/toyops
 OUT ?= out/toyops
 TARGETS ?= all
 
-.PHONY: setup demo test fuzz bench lint clean
+.PHONY: setup demo test fuzz faults bench lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,10 @@ test: setup
 # A long grammar fuzz for local runs (CI runs a shorter one in `make test`).
 fuzz: setup
 	SCHEMAC_FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/grammar -k differential
+
+# The long fault and hostile-input runs (CI runs a few of each in `make test`).
+faults: setup
+	SCHEMAC_KILL_TRIALS=25 SCHEMAC_YAML_MUTANTS=3000 $(BIN)/python -m pytest -q tests/test_output_kill.py tests/frontend/test_yaml_mutants.py
 
 # Speed and memory, side by side with torchgen, reported as ratios.
 bench: setup

@@ -97,3 +97,68 @@ def test_empty_output_path_writes_nothing_in_the_working_directory(
     code, _ = _run(["compile", NATIVE, "-t", "all", "-o", ""])
     assert code == 2
     assert list(tmp_path.iterdir()) == []
+
+
+#: Output paths that overlap each other, an input or OUT: (argv, a piece of the message).
+OVERLAPS = [
+    (["--depfile", "{native}"], "--depfile '{native}' is the same file as NATIVE_YAML"),
+    (["--outputs-list", "{native}"], "--outputs-list '{native}' is the same file as NATIVE_YAML"),
+    (["--depfile", "{tags}", "--tags", "{tags}"], "is the same file as --tags"),
+    (["--depfile", "{x}", "--outputs-list", "{x}"], "is the same file as --depfile"),
+    (["--depfile", "{out}/deps.d"], "--depfile '{out}/deps.d' is inside the output directory"),
+    (["--outputs-list", "{out}/ATen/Functions.h"], "is inside the output directory"),
+]
+
+
+@pytest.mark.parametrize(("extra", "message"), OVERLAPS, ids=[" ".join(o[0]) for o in OVERLAPS])
+def test_overlapping_output_paths_are_usage_errors_naming_both(
+    extra: list[str], message: str, tmp_path: Path
+) -> None:
+    native = tmp_path / "native.yaml"
+    native.write_bytes(Path(NATIVE).read_bytes())
+    tags = tmp_path / "tags.yaml"
+    tags.write_bytes((TOYOPS / "tags.yaml").read_bytes())
+    out = tmp_path / "out"
+    names = {"native": str(native), "tags": str(tags), "out": str(out), "x": str(tmp_path / "x")}
+    before = native.read_bytes()
+    code, err = _run(
+        ["compile", str(native), "--tags", str(tags), "-t", "schema", "-o", str(out)]
+        + [arg.format(**names) for arg in extra]
+    )
+    assert code == 2, err
+    assert message.format(**names) in err, err
+    assert native.read_bytes() == before
+    assert not out.exists()
+
+
+def test_a_line_break_in_a_path_the_depfile_names_is_a_usage_error(tmp_path: Path) -> None:
+    out = tmp_path / "out\n#injected"
+    code, err = _run(["compile", NATIVE, "-t", "schema", "-o", str(out), "--depfile", "deps.d"])
+    assert code == 2, err
+    assert "contains a line break" in err
+    assert not out.exists()
+
+
+def test_an_output_name_too_long_for_the_file_system_is_a_usage_error(tmp_path: Path) -> None:
+    for name in ("o" * 300, "o" * 240):
+        code, err = _run(["compile", NATIVE, "-t", "schema", "-o", str(tmp_path / name)])
+        assert code == 2, err
+        assert "Traceback" not in err
+        assert "characters long" in err or "longer than 255" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_output_over_an_input_is_refused_and_nothing_written(tmp_path: Path) -> None:
+    """An input inside OUT is fine (``-o .`` beside the YAML), one at an output's path is not."""
+    out = tmp_path / "out"
+    (out / "ATen").mkdir(parents=True)
+    selection = out / "ATen" / "Functions.h"
+    selection.write_text("toyops::scale\n")
+    code, err = _run(
+        ["compile", NATIVE, "-t", "headers", "-o", str(out), "--select", str(selection)]
+    )
+    assert code == 1, err
+    assert f"the output ATen/Functions.h would overwrite the input {selection}" in err, err
+    assert selection.read_text() == "toyops::scale\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert [p.name for p in out.rglob("*")] == ["ATen", "Functions.h"]

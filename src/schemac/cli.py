@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_backend import (
@@ -27,6 +29,7 @@ from schemac.cli_backend import (
     coverage_command,
     register_backend_init_command,
 )
+from schemac.cli_paths import output_paths_problem
 from schemac.cli_pipeline import (
     AFTER_LOAD,
     add_pipeline_arguments,
@@ -43,7 +46,14 @@ from schemac.cli_release import (
     target_release,
 )
 from schemac.cli_selection import add_select_argument
-from schemac.diagnostics import InputError, SchemacError, count_text, render_all
+from schemac.diagnostics import (
+    InputError,
+    SchemacError,
+    count_text,
+    did_you_mean,
+    printable,
+    render_all,
+)
 from schemac.frontend.loader import host_root_of, load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
@@ -187,6 +197,10 @@ def _dump_ir(args: argparse.Namespace) -> int:
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
     module = run_requested_passes(args, load_inputs(args, target), context)
+    unknown = _unknown_operators(module, args.op)
+    if unknown is not None:
+        sys.stderr.write(f"schemac dump-ir: error: {printable(unknown)}\n")
+        return 1
     if args.after != AFTER_LOAD:
         if args.op:
             module = select_resolved(module, args.op)
@@ -201,6 +215,17 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     report_warnings(target, context.warnings, sys.stderr)
     return 0
+
+
+def _unknown_operators(module: Module, ops: Sequence[str]) -> str | None:
+    """Why ``--op`` names no operator of ``module`` (an empty dump would look like success)."""
+    names = {str(f.name) for f in module.functions} | {str(f.name.name) for f in module.functions}
+    missing = [op for op in ops if op not in names]
+    if not missing:
+        return None
+    hint = did_you_mean(missing[0], names)
+    listed = ", ".join(repr(op) for op in missing)
+    return f"--op {listed}: no such operator" + (f" ({hint})" if hint else "")
 
 
 # -- compile ---------------------------------------------------------------------
@@ -291,19 +316,21 @@ def _jobs(text: str) -> int:
 
 
 def _output_paths_problem(args: argparse.Namespace) -> str | None:
-    """Why ``-o``, ``--depfile`` or ``--outputs-list`` cannot be written, checked before any work.
+    """Why ``-o``, ``--depfile`` or ``--outputs-list`` cannot be written (:mod:`.cli_paths`)."""
+    inputs = [
+        ("NATIVE_YAML", args.native_functions),
+        ("--tags", args.tags),
+        ("--derivatives", args.derivatives),
+        ("--deprecated", args.deprecated),
+        ("--select", args.select),
+        ("--backend", getattr(args, "backend", None)),
+    ]
+    return output_paths_problem(args.out, args.depfile, args.outputs_list, inputs)
 
-    Caught here, a bad path is a usage error that costs nothing; caught while
-    writing, the outputs would already be in place when the depfile failed.
-    """
-    existing = next((p for p in (args.out, *args.out.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        where = "" if existing == args.out else f" ('{existing}' is a file)"
-        return f"-o: '{args.out}' is not a directory{where}"
-    for option, path in (("--depfile", args.depfile), ("--outputs-list", args.outputs_list)):
-        if path is not None and path.is_dir():
-            return f"{option}: '{path}' is a directory, not a file"
-    return None
+
+def _tell(message: str) -> None:
+    sys.stderr.write(printable(message) + "\n")
+    sys.stderr.flush()
 
 
 def _compile(args: argparse.Namespace) -> int:
@@ -318,7 +345,7 @@ def _compile(args: argparse.Namespace) -> int:
     problem = _output_paths_problem(args)
     if problem is not None:
         args.parser.print_usage(sys.stderr)
-        sys.stderr.write(f"{args.parser.prog}: error: {problem}\n")
+        sys.stderr.write(f"{args.parser.prog}: error: {printable(problem)}\n")
         return 2
     from schemac.compile_record import start_recording
 
@@ -365,6 +392,7 @@ def _compile_recorded(
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
             late=late,
+            notify=_tell,
             profile=target.profile,
         )
         if recording is not None:
@@ -376,15 +404,15 @@ def _compile_recorded(
                 warned=bool(target.warnings or context.warnings or result.warnings),
             )
     except OSError as error:
-        sys.stderr.write(f"schemac: error: cannot write the outputs: {error}\n")
+        sys.stderr.write(f"schemac: error: cannot write the outputs: {printable(str(error))}\n")
         return 1
     if args.time_passes:
         sys.stderr.write(pipeline.format_timings() + "\n" + result.format_timings() + "\n")
     report = result.report if recording is None else recording.report(result.report)
     for line in report.lines():
         if args.dry_run or line.startswith("remove "):
-            print(line)
-    print(report.summary())
+            print(printable(line))
+    print(printable(report.summary()))
     report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
     return 0
 
@@ -518,6 +546,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.parser.error(problem)
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 2
+    previous_term = _terminate_as_interrupt()
     try:
         code: int = args.handler(args)
     except BrokenPipeError:  # output piped into `head`: not an error of ours
@@ -527,4 +556,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(render_all(error.diagnostics) + "\n")
         sys.stderr.write(count_text(error.diagnostics) + "\n")
         return 1
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (below): clean-up ran on the way here
+        sys.stderr.write("schemac: interrupted\n")
+        return 130
+    except MemoryError:
+        sys.stderr.write("schemac: error: out of memory\n")
+        return 1
+    except RecursionError:
+        sys.stderr.write("schemac: error: the input is nested too deeply\n")
+        return 1
+    except OSError as error:  # what no narrower handler explained
+        sys.stderr.write(f"schemac: error: {printable(str(error))}\n")
+        return 1
+    finally:
+        if previous_term is not None:
+            signal.signal(signal.SIGTERM, previous_term)
     return code
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _terminate_as_interrupt() -> Callable[[int, FrameType | None], Any] | int | None:
+    """SIGTERM raises KeyboardInterrupt, so staging directories are removed as for Ctrl-C."""
+    try:
+        return signal.signal(signal.SIGTERM, _interrupt)
+    except ValueError:  # not the main thread (an embedding application's worker)
+        return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import NamedTuple
 
@@ -201,7 +202,34 @@ class DiagnosticSink:
 def _headline(diag: Diagnostic) -> str:
     # A span without a line (the command line, a missing torch) names only its "file".
     where = diag.span if diag.span.line >= 1 else diag.span.file
-    return f"{where}: {diag.severity.value}: {diag.message}"
+    return printable(f"{where}: {diag.severity.value}: {diag.message}")
+
+
+def _escape_char(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on written as an escape.
+
+    Note [Diagnostics print no control characters]: messages quote YAML
+    values and file names; an ESC, CR or line break in one must not recolour
+    the terminal or forge a ``file:1:1: error:`` line, and a bidi override
+    (U+202E) must not reorder what is shown.  So everything that is not
+    printable (C0/C1 controls, format characters, line and paragraph
+    separators) becomes ``\\x1b``, ``\\u202e``...; tabs too, but source lines
+    expand theirs first.
+    """
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape_char(c) for c in text)
+
+
+#: Characters of a source line shown on each side of the marked text.
+_CONTEXT = 80
 
 
 def render(diag: Diagnostic, sources: Mapping[str, str] | None = None) -> str:
@@ -211,15 +239,27 @@ def render(diag: Diagnostic, sources: Mapping[str, str] | None = None) -> str:
     if text is not None and diag.span.line >= 1:
         source_lines = text.splitlines()
         if diag.span.line <= len(source_lines):
-            source_line = source_lines[diag.span.line - 1].expandtabs(1)
-            lines.append(f"  {source_line}")
+            raw = source_lines[diag.span.line - 1].expandtabs(1)
             width = 1
             if diag.span.end_line == diag.span.line:
                 width = max(diag.span.end_column - diag.span.column, 1)
-            width = min(width, max(len(source_line) - diag.span.column + 1, 1))
-            lines.append("  " + " " * (diag.span.column - 1) + "^" * width)
+            width = min(width, max(len(raw) - diag.span.column + 1, 1))
+            # The caret moves with the escapes written before and inside it; a
+            # long line (a huge scalar) is cut to a window around it.
+            start = diag.span.column - 1
+            before = printable(raw[:start])
+            marked = printable(raw[start : start + width])
+            after = printable(raw[start + width :])
+            if len(before) > _CONTEXT:
+                before = "..." + before[-(_CONTEXT - 3) :]
+            if len(marked) > 2 * _CONTEXT:
+                marked, after = marked[: 2 * _CONTEXT], "..."
+            if len(after) > _CONTEXT:
+                after = after[: _CONTEXT - 3] + "..."
+            lines.append(f"  {before}{marked}{after}")
+            lines.append("  " + " " * len(before) + "^" * max(len(marked), 1))
     if diag.hint:
-        lines.append(f"  hint: {diag.hint}")
+        lines.append(printable(f"  hint: {diag.hint}"))
     return "\n".join(lines)
 
 
@@ -232,11 +272,36 @@ def _source_text(file: str, sources: Mapping[str, str] | None) -> str | None:
         return sources[file]
     if file.startswith("<"):
         return None
+    return _read_source(file)
+
+
+#: A source larger than this is not shown (inputs are refused beyond 64 MiB anyway).
+_MAX_SOURCE_BYTES = 64 << 20
+
+
+def _read_source(file: str) -> str | None:
+    """The file's text for excerpts, or None; never blocks on a FIFO or reads a device.
+
+    Undecodable bytes are shown as U+FFFD so that an error about them still
+    gets its line and caret.
+    """
+    import stat
+
     try:
-        with open(file, encoding="utf-8") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
+        handle = os.open(file, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
         return None
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_SOURCE_BYTES:
+            return None
+        with os.fdopen(handle, "rb", closefd=False) as stream:
+            data = stream.read(_MAX_SOURCE_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    return data.decode("utf-8", errors="replace")
 
 
 def count_text(diagnostics: Iterable[Diagnostic]) -> str:

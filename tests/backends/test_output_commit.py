@@ -111,7 +111,7 @@ def test_a_tampered_manifest_cannot_delete_outside_out(tmp_path: Path) -> None:
     assert victim.read_text() == "keep"
 
 
-def test_stale_removal_does_not_follow_symlinked_directories(tmp_path: Path) -> None:
+def test_stale_removal_refuses_symlinked_directories(tmp_path: Path) -> None:
     out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
     elsewhere.mkdir()
     commit(_files(link__x_h="x"), out, targets=["schema"])
@@ -119,8 +119,11 @@ def test_stale_removal_does_not_follow_symlinked_directories(tmp_path: Path) -> 
     (out / "link").rmdir()
     (out / "link").symlink_to(elsewhere)
     (elsewhere / "x.h").write_text("not schemac's")
-    commit(_files(a_h="A"), out, targets=["schema"])
+    before = _snapshot(out)
+    with pytest.raises(OSError, match=r"out/link is a symbolic link"):
+        commit(_files(a_h="A"), out, targets=["schema"])
     assert (elsewhere / "x.h").read_text() == "not schemac's"
+    assert _snapshot(out) == before
 
 
 def test_dry_run_reports_and_writes_nothing(tmp_path: Path) -> None:

@@ -152,9 +152,10 @@ def test_precomputed_checks(load_yaml: LoadYaml) -> None:
         "  structured: True\n  precomputed:\n  - dimm -> int dim\n  - int KMAX\n",
     )
     errors = pass_errors(load_yaml(text))
+    # Each at its own position: the key for the replaced name, the argument for its case.
     assert errors == [
-        (8, 3, "precomputed argument 'KMAX' is all upper case"),
         (8, 3, "precomputed replaces 'dimm', which is not an argument of 'sin.out'"),
+        (9, 5, "precomputed argument 'KMAX' is all upper case"),
     ]
 
 

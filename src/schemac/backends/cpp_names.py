@@ -246,15 +246,19 @@ def cpp_name_diagnostics(module: Module) -> tuple[Diagnostic, ...]:
         if not clean(function):
             for bad in function_diagnostics(function, usable):
                 found.setdefault((bad.span, bad.message), bad)
-    # Tags become enumerators (at::Tag::<name>), namespaces C++ namespaces; the
-    # schema target checks them for keywords, a macro name would get past it.
+    # Tags become enumerators (at::Tag::<name>), namespaces C++ namespaces:
+    # checked here, so that `check` refuses a keyword or a macro as `compile` does.
     named = {t.name: t.span for t in module.tags}
     for function in module.functions:  # a namespace once, at its first operator
         named.setdefault(function.namespace, function.func.name_span)
     for name, span in named.items():
-        macro = _macro_diagnostic(name, span)
-        if macro is not None:
-            found.setdefault((span, macro.message), macro)
+        wrong = check_identifier(name, span) or _macro_diagnostic(name, span)
+        if wrong is not None:
+            found.setdefault((span, wrong.message), wrong)
+    from schemac.backends.python.routing import python_module_diagnostics
+
+    for wrong in python_module_diagnostics(module.functions):
+        found.setdefault((wrong.span, wrong.message), wrong)
     return tuple(found.values())
 
 

@@ -20,6 +20,9 @@ from schemac.backends.late_work import LateWork, run_late_inline, start_late_wor
 from schemac.backends.output.background import StagerOnDemand, can_fork
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
+from schemac.backends.output.journal import recover
+from schemac.backends.output.lock import output_lock
+from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
@@ -153,6 +156,9 @@ def compile_to_directory(
     extra_inputs: Sequence[str] = (),
     jobs: int = 1,
     late: LateWork | None = None,
+    notify: Callable[[str], None] | None = None,
+    before_commit: Callable[[], None] | None = None,
+    after_commit: Callable[[CompileResult], None] | None = None,
     profile: ReleaseProfile | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
@@ -169,7 +175,54 @@ def compile_to_directory(
     enough files for that to pay (:mod:`.output.background`), and the
     ``late`` passes, if any, run in a worker beside the backends that do not
     need them (Note [Late work]); the result is the same, byte for byte.
+
+    Unless ``dry_run``, everything from the first staged file to the depfile
+    happens under the lock on ``out_dir`` (Note [One writer per OUT]), after
+    finishing or discarding what an interrupted compile left there
+    (Note [The commit journal]).  ``notify`` receives the one-line messages
+    of both (a wait for the lock, a finished commit).  ``before_commit`` and
+    ``after_commit`` run under that lock, right after recovery and after the
+    depfile (bookkeeping kept in step with OUT, such as a no-op fingerprint).
     """
+    if dry_run:
+        return _compile_locked(
+            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late, profile
+        )
+    with output_lock(out_dir, notify):
+        message = recover(str(out_dir))
+        if message is not None and notify is not None:
+            notify(message)
+        if before_commit is not None:
+            before_commit()
+        result = _compile_locked(
+            module,
+            targets,
+            out_dir,
+            False,
+            depfile,
+            outputs_list,
+            extra_inputs,
+            jobs,
+            late,
+            profile,
+        )
+        if after_commit is not None:
+            after_commit(result)
+        return result
+
+
+def _compile_locked(
+    module: Module,
+    targets: Sequence[str],
+    out_dir: Path,
+    dry_run: bool,
+    depfile: Path | None,
+    outputs_list: Path | None,
+    extra_inputs: Sequence[str],
+    jobs: int,
+    late: LateWork | None,
+    profile: ReleaseProfile | None,
+) -> CompileResult:
     timings: list[tuple[str, float]] = []
     warnings: list[Diagnostic] = []
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
@@ -184,6 +237,9 @@ def compile_to_directory(
             profile=profile,
             warnings=warnings,
         )
+        if not dry_run:
+            sources = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
+            check_inputs_kept(str(out_dir), [f.path for f in files], sources)
         start = time.perf_counter()
         staged = None if helper is None else helper.result()
     except BaseException:

@@ -20,6 +20,11 @@ import attrs
 
 from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
+from schemac.frontend.field_values import (
+    read_category_override,
+    read_python_module,
+    read_structured_inherits,
+)
 from schemac.frontend.native_fields import (
     piece_span,
     read_autogen,
@@ -101,14 +106,14 @@ _FIELD_READERS: dict[str, _FieldReader] = {
     "dispatch": lambda r, p, t: read_dispatch(r),
     "structured": lambda r, p, t: r.boolean("structured", False),
     "structured_delegate": lambda r, p, t: read_operator_name(r, p, "structured_delegate"),
-    "structured_inherits": lambda r, p, t: r.string("structured_inherits"),
+    "structured_inherits": lambda r, p, t: read_structured_inherits(r),
     "precomputed": lambda r, p, t: read_precomputed(r, p),
     "device_guard": lambda r, p, t: r.boolean("device_guard", True),
     "device_check": lambda r, p, t: _read_device_check(r),
     "manual_kernel_registration": lambda r, p, t: r.boolean("manual_kernel_registration", False),
     "manual_cpp_binding": lambda r, p, t: r.boolean("manual_cpp_binding", False),
-    "python_module": lambda r, p, t: r.string("python_module"),
-    "category_override": lambda r, p, t: r.string("category_override"),
+    "python_module": lambda r, p, t: read_python_module(r),
+    "category_override": lambda r, p, t: read_category_override(r),
     "autogen": lambda r, p, t: read_autogen(r, p),
     "tags": lambda r, p, t: _read_tags(r, t),
     "ufunc_inner_loop": lambda r, p, t: read_ufunc_inner_loop(r),

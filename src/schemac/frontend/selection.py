@@ -25,8 +25,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from schemac.diagnostics import Diagnostic, DiagnosticSink, InputError, Span
+from schemac.diagnostics import DiagnosticSink, InputError, Span
 from schemac.frontend.entry_reader import EntryReader
+from schemac.frontend.input_files import InputFileError, read_input_text
 from schemac.frontend.yaml_nodes import (
     MappingNode,
     Node,
@@ -66,10 +67,9 @@ def load_selection(path: str | Path, display_name: str | None = None) -> Operato
     """Read a selection file; raise InputError listing every problem."""
     file = display_name or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:  # missing, a directory, not UTF-8
-        message = f"cannot read selection file: {error}"
-        raise InputError([Diagnostic(Span.point(file, 1, 1), message)]) from None
+        text = read_input_text(path, file, what="selection file")
+    except InputFileError as error:  # missing, a directory, a FIFO, not UTF-8
+        raise InputError([error.diagnostic]) from None
     suffix = Path(path).suffix
     yaml = True if suffix in _YAML_SUFFIXES else False if suffix == ".txt" else None
     return parse_selection(text, file, yaml=yaml)

@@ -20,10 +20,12 @@ from typing import Any
 
 import attrs
 import yaml
+import yaml.reader
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from yaml.resolver import BaseResolver, Resolver
 
 from schemac.diagnostics import Diagnostic, Span, span_from_fields
+from schemac.frontend.input_files import InputFileError, read_input_text
 
 #: The tag given to plain (unquoted, untagged) scalars while composing; their
 #: YAML type (bool, int, null, ...) is resolved when a value is asked for.
@@ -82,6 +84,8 @@ def _untracked_paths(composer: BaseResolver) -> None:
 try:
     from yaml._yaml import CParser
 
+    _POSITIONS_IN_BYTES = True
+
     class _Composer(CParser, _DeferredResolver):
         def __init__(self, stream: str, *, track_paths: bool = False) -> None:
             CParser.__init__(self, stream)
@@ -90,6 +94,7 @@ try:
                 _untracked_paths(self)
 
 except ImportError:  # PyYAML built without libyaml
+    _POSITIONS_IN_BYTES = False
     from yaml.composer import Composer
     from yaml.parser import Parser
     from yaml.reader import Reader
@@ -159,11 +164,9 @@ def read_yaml(
     """Read and compose one YAML file; syntax errors become diagnostics."""
     file = display_name or str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None, [Diagnostic(Span.point(file, 1, 1), f"no such file: {file}")]
-    except (OSError, UnicodeDecodeError) as error:
-        return None, [Diagnostic(Span.point(file, 1, 1), f"cannot read {file}: {error}")]
+        text = read_input_text(path, file)
+    except InputFileError as error:
+        return None, [error.diagnostic]
     return parse_yaml_text(text, file)
 
 
@@ -176,9 +179,31 @@ def parse_yaml_text(text: str, file: str) -> tuple[YamlDocument | None, list[Dia
             composer.dispose()
     except yaml.MarkedYAMLError as error:
         return None, [_syntax_diagnostic(file, text, error)]
+    except yaml.reader.ReaderError as error:
+        return None, [_character_diagnostic(file, text, error)]
     except yaml.YAMLError as error:
         return None, [Diagnostic(Span.point(file, 1, 1), f"invalid YAML: {error}")]
     return YamlDocument(file, text, root), []
+
+
+def _character_diagnostic(file: str, text: str, error: yaml.reader.ReaderError) -> Diagnostic:
+    """A character YAML does not allow in a file (a control character), where it is."""
+    position = error.position if isinstance(error.position, int) else 0
+    if _POSITIONS_IN_BYTES:  # libyaml counts UTF-8 bytes, PyYAML's reader characters
+        position = len(text.encode("utf-8")[: max(position, 0)].decode("utf-8", "ignore"))
+    position = min(max(position, 0), len(text))
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    code = (
+        error.character
+        if isinstance(error.character, int)
+        else ord(text[position : position + 1] or "\0")
+    )
+    return Diagnostic(
+        Span.point(file, line, column),
+        f"invalid YAML: the control character U+{code:04X} is not allowed in a YAML file",
+        'remove it, or write it as an escape inside a double-quoted string ("\\x1b")',
+    )
 
 
 def _syntax_diagnostic(file: str, text: str, error: yaml.MarkedYAMLError) -> Diagnostic:
@@ -242,14 +267,39 @@ def scalar_value(node: ScalarNode) -> object:
     if tag == _STR:
         return node.value
     if tag == _BOOL:
-        return node.value.lower() in ("yes", "true", "on", "y")
+        spelling = node.value.lower()
+        if spelling in ("yes", "true", "on", "y"):
+            return True
+        if spelling in ("no", "false", "off", "n"):
+            return False
+        return InvalidScalar(tag, node.value)  # `!!bool maybe`
     if tag == _NULL:
-        return None
+        return (
+            None
+            if node.value in ("", "~", "null", "Null", "NULL")
+            else InvalidScalar(tag, node.value)
+        )
     try:
         resolved = ScalarNode(tag, node.value, node.start_mark, node.end_mark, node.style)
         return yaml.SafeLoader("").construct_object(resolved)
     except yaml.YAMLError:
         return node.value
+    except Exception:
+        # PyYAML's constructors raise ValueError, KeyError, ... for text that
+        # does not fit the explicit tag; the value is then of no type at all.
+        return InvalidScalar(tag, node.value)
+
+
+@attrs.frozen
+class InvalidScalar:
+    """A scalar whose explicit tag does not fit its text: no field accepts it."""
+
+    tag: str
+    text: str
+
+    def describe(self) -> str:
+        short = self.tag.rpartition(":")[2]
+        return f"'{_short(self.text)}' tagged !!{short}, which is not a valid {short}"
 
 
 def describe(node: Node) -> str:
@@ -259,6 +309,8 @@ def describe(node: Node) -> str:
     if isinstance(node, SequenceNode):
         return "a list"
     value = scalar_value(node)  # type: ignore[arg-type]
+    if isinstance(value, InvalidScalar):
+        return value.describe()
     if value is None:
         return "an empty value"
     if isinstance(value, bool):

@@ -35,7 +35,7 @@ def _fits_base(default: str, base: BaseTy) -> bool:
     if base in (BaseTy.float, BaseTy.Scalar):
         return _FLOAT.fullmatch(default) is not None
     if base is BaseTy.str:
-        return len(default) >= 2 and default[0] == default[-1] and default[0] in "'\""
+        return string_default_problem(default) is None
     return False
 
 
@@ -59,8 +59,89 @@ def default_problem(default: str, ty: Type) -> str | None:
     """Why ``default`` cannot be the default of an argument of type ``ty``, or None."""
     if _fits(default, ty):
         return None
+    if _is_str(ty) and default[:1] in ("'", '"'):
+        return string_default_problem(default)
     if default == "None":
         return f"default None for the non-optional type '{ty}'"
     if isinstance(ty, ListType) and ty.size is None and not default.startswith("["):
         return f"default '{default}' for the unsized list type '{ty}' (write a list: [{default}])"
     return f"default '{default}' does not fit the type '{ty}'"
+
+
+def _is_str(ty: Type) -> bool:
+    if isinstance(ty, OptionalType):
+        return _is_str(ty.elem)
+    return isinstance(ty, BaseType) and ty.name is BaseTy.str
+
+
+# Note [String defaults]
+# ~~~~~~~~~~~~~~~~~~~~~~
+# A ``str`` default is a quoted literal of the schema language: ``'mean'`` or
+# ``"valid"``, with the escapes ``\\ \' \" \a \b \f \n \r \t \v`` and
+# three octal digits (``\101``).  Anything else after a backslash (``\x``,
+# ``\u12``, ``\0``) is refused, as is a NUL in the value (a C++ default
+# ``"\0EVIL"`` is the empty string to every ``const char*`` reader) and a
+# control or bidirectional-format character written raw (U+202E reorders how
+# the generated source reads).  Backends print the decoded value with their
+# own escaping (``cppmodel.cpp_string_literal``), never the YAML spelling.
+
+_SIMPLE_ESCAPES = {
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+}
+_OCTAL = re.compile(r"[0-7]{3}")
+
+
+def string_default_value(default: str) -> tuple[str | None, str | None]:
+    """``(value, None)`` for a valid quoted ``str`` default, else ``(None, why)``."""
+    if len(default) < 2 or default[0] not in "'\"" or default[-1] != default[0]:
+        return None, f"default {default} is not a quoted string"
+    quote, body = default[0], default[1:-1]
+    out: list[str] = []
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == quote:
+            return None, f"the string default {default} has an unescaped {quote} inside it"
+        if char != "\\":
+            if not char.isprintable() and char != " ":
+                return None, (
+                    f"the string default holds the character U+{ord(char):04X}; control and"
+                    " bidirectional-format characters may not be written in a default"
+                )
+            out.append(char)
+            index += 1
+            continue
+        follower = body[index + 1 : index + 2]
+        if follower in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[follower])
+            index += 2
+            continue
+        octal = body[index + 1 : index + 4]
+        code = int(octal, 8) if _OCTAL.fullmatch(octal) else None
+        if code is not None and 0 < code < 256:
+            out.append(chr(code))
+            index += 4
+            continue
+        if code == 0 or (code is None and follower == "0"):
+            return None, f"the string default {default} holds a NUL character"
+        if code is not None:
+            return None, f"'\\{octal}' in the string default {default} is beyond '\\377'"
+        return None, (
+            f"'\\{follower}' in the string default {default} is not an escape of the schema"
+            " language; write \\\\, \\', \\\", \\a, \\b, \\f, \\n, \\r, \\t, \\v or three octal"
+            " digits"
+        )
+    return "".join(out), None
+
+
+def string_default_problem(default: str) -> str | None:
+    return string_default_value(default)[1]

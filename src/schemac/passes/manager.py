@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
-from schemac.diagnostics import did_you_mean
+from schemac.diagnostics import Diagnostic, PassError, did_you_mean
 from schemac.ir.collector import building_ir
 from schemac.ir.module import Module
 from schemac.passes.base import Pass, PassContext
@@ -160,9 +160,33 @@ class PassManager:
         timings: list[PassTiming] = []
         ran: list[str] = []
         facts: set[str] = set()
+        # Note [Every independent error]: a failing pass does not end the run.
+        # Its facts are missing, so the passes that require them are skipped;
+        # the others still run on the module as it was, and every error is
+        # raised together at the end.  A pass that crashes on input an
+        # earlier pass already refused is not reported: the input is refused.
+        errors: list[Diagnostic] = []
+        missing: set[str] = set()
         for p in self.passes:
+            if missing.intersection(p.requires):
+                missing.update(p.provides)
+                continue
             start = time.perf_counter()
-            module = p.run(ctx, module)
+            try:
+                module = p.run(ctx, module)
+            except PassError as error:
+                errors.extend(error.diagnostics)
+                missing.update(p.provides)
+                if p.name == stop_after:
+                    break
+                continue
+            except Exception:
+                if not errors:
+                    raise
+                missing.update(p.provides)
+                if p.name == stop_after:
+                    break
+                continue
             elapsed = time.perf_counter() - start
             facts.update(p.provides)
             verify_seconds = 0.0
@@ -179,6 +203,8 @@ class PassManager:
             ran.append(p.name)
             if p.name == stop_after:
                 break
+        if errors:
+            raise PassError(errors)
         return PipelineResult(module, tuple(timings), tuple(ran))
 
 

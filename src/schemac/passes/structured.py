@@ -25,11 +25,11 @@ from typing import ClassVar
 
 import attrs
 
-from schemac.diagnostics import DiagnosticSink, PassError, did_you_mean
+from schemac.diagnostics import DiagnosticSink, PassError, Span, did_you_mean
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import SchemaKind
+from schemac.ir.schema import Argument, SchemaKind
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.function_checks import first_span
 
@@ -94,6 +94,7 @@ def _check_precomputed(f: NativeFunction, sink: DiagnosticSink) -> None:
     if precomputed is None:
         return
     names = {a.name for a in f.func.arguments.flat_all}
+    seen: dict[str, Argument] = {}
     for replaced, replacements in precomputed.replace:
         if replaced not in names:
             sink.error(
@@ -102,17 +103,45 @@ def _check_precomputed(f: NativeFunction, sink: DiagnosticSink) -> None:
                 did_you_mean(replaced, names),
             )
         for arg in replacements:
-            _check_precomputed_name(f, arg.name, sink)
+            _check_precomputed_name(f, arg, replaced, names, seen, sink)
     for arg in precomputed.add:
-        _check_precomputed_name(f, arg.name, sink)
+        _check_precomputed_name(f, arg, None, names, seen, sink)
 
 
-def _check_precomputed_name(f: NativeFunction, name: str, sink: DiagnosticSink) -> None:
+def _check_precomputed_name(
+    f: NativeFunction,
+    arg: Argument,
+    replaced: str | None,
+    names: set[str],
+    seen: dict[str, Argument],
+    sink: DiagnosticSink,
+) -> None:
+    """One precomputed argument: a name of its own, usable as a C++ field of the meta result."""
+    name = arg.name
+    span = arg.span if arg.span.line else f.span_of("precomputed")
+    earlier = seen.setdefault(name, arg)
+    if earlier is not arg:
+        sink.error(
+            span,
+            f"precomputed argument '{name}' is declared twice",
+            f"the first is at line {earlier.span.line}" if earlier.span.line else None,
+        )
+    elif name in names and name != replaced:
+        # `kernel_size -> int self`: the kernel would receive two arguments named self.
+        sink.error(
+            span,
+            f"precomputed argument '{name}' has the name of an argument of '{f.name}'",
+            "only the argument a line replaces may lend it its name ('dim -> int dim')",
+        )
+    _check_precomputed_case(f, name, span, sink)
+
+
+def _check_precomputed_case(f: NativeFunction, name: str, span: Span, sink: DiagnosticSink) -> None:
     # The generated meta() returns a template whose parameters are the
     # upper-cased names; an all-upper-case name would collide with them.
     if name.upper() == name:
         sink.error(
-            f.span_of("precomputed"),
+            span,
             f"precomputed argument '{name}' is all upper case",
             f"use a lower-case name such as '{name.lower()}'",
         )

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import sys
 
 from schemac.rebuild.fingerprint import PACKAGE_DIR
@@ -138,10 +139,20 @@ def _hook(event: str, args: tuple[object, ...]) -> None:
 def file_digest(path: str) -> str | None:
     """SHA-256 of a file's bytes; None if it cannot be read (then nothing is up to date)."""
     try:
-        with open(path, "rb") as stream:
+        # A FIFO or a device put where an input was must not block or run for
+        # ever here: it is "not up to date", and the full run refuses it.
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return None
+        with os.fdopen(handle, "rb", closefd=False) as stream:
             return hashlib.sha256(stream.read()).hexdigest()
     except OSError:
         return None
+    finally:
+        os.close(handle)
 
 
 def listing_digest(path: str) -> str | None:

@@ -5,8 +5,11 @@ The rules (docs/backends.md, "Writing files", explains why each exists):
 * The output directory is touched only by :func:`commit`, which the driver calls
   after every backend succeeded: a failed compile leaves it as it was.
 * Every file whose bytes changed is first written to a staging directory next to
-  the output directory (same file system), and only when all are staged is each
-  one moved into place with an atomic rename.  A reader never sees half a file.
+  the output directory (same file system).  Only when all are staged and
+  :mod:`.preflight` found nothing in the way does one rename pass the commit
+  point, after which the moves are replayed by the next run if this one dies
+  (Note [The commit journal] in :mod:`.journal`).  A reader never sees half a
+  file, and a crash at any instant leaves the old tree or the new one.
 * A file whose bytes are unchanged is not written at all, so its mtime stays and
   the build system does not recompile what depends on it.
 * ``OUT/.schemac-manifest`` records every file schemac wrote and the target that
@@ -28,6 +31,8 @@ from pathlib import Path
 import attrs
 
 from schemac.backends.output.files import GeneratedFile, check_output_path, made_by
+from schemac.backends.output.journal import PUT, REMOVE, Step, switch
+from schemac.backends.output.preflight import check_containment, check_destinations
 from schemac.backends.output.staging import (
     CREATED,
     UNCHANGED,
@@ -109,14 +114,6 @@ def _same_bytes(path: Path, data: bytes) -> bool:
     return same_bytes(str(path), data)
 
 
-def _inside(root: Path, path: Path) -> bool:
-    try:
-        path.resolve().relative_to(root.resolve())
-    except ValueError:
-        return False
-    return True
-
-
 def stage_files(files: Iterable[GeneratedFile], out_dir: Path) -> Staged:
     """Compare ``files`` with ``out_dir`` and stage the changed ones, in this process."""
     stager = Stager(str(out_dir), first_compile=not out_dir.is_dir())
@@ -192,7 +189,9 @@ def _commit_staged(
     stale = sorted(
         path for path, target in previous.items() if target in targets and path not in produced
     )
-    removed = [p for p in stale if (out_dir / p).is_file() or (out_dir / p).is_symlink()]
+    if not dry_run and not first_compile:
+        check_containment(str(out_dir), [*produced, *stale], frozenset(stale))
+    removed = [p for p in stale if _is_file_like(out_dir / p)]
 
     # Entries of targets not compiled now are carried over untouched.
     kept = {(p, t) for p, t in previous.items() if t not in targets and p not in produced}
@@ -213,69 +212,49 @@ def _commit_staged(
 
     to_move = created + updated
     if manifest_changed:
+        to_move.append(MANIFEST_NAME)
+    if not first_compile:
+        check_destinations(str(out_dir), to_move, frozenset(removed))
+    if manifest_changed:
         # The manifest is staged last, into the same directory as the files.
         stager = Stager(str(out_dir), first_compile=True, staging=staging)
         stager.write_extra(MANIFEST_NAME, manifest)
         staging = stager.result().staging
-        to_move.append(MANIFEST_NAME)
-    if staging is not None and first_compile and _move_whole(Path(staging), out_dir):
+    if staging is None:  # pragma: no cover - a removal always changes the manifest
+        raise RuntimeError("a change was found but nothing was staged")
+    if first_compile and _move_whole(Path(staging), out_dir):
         return report
-    out_dir.mkdir(parents=True, exist_ok=True)
     # Stale files go first: a new file may take the place of a directory
     # that only stale files kept alive (``a/b.h`` before, ``a`` now).
-    for path in removed:
-        _remove_stale(out_dir, path)
-    made: set[Path] = set()
-    for relative in to_move:
-        destination = out_dir / relative
-        _make_parent(destination, made)
-        os.replace(f"{staging}/{relative}", destination)
+    steps = [Step(REMOVE, p) for p in removed] + [Step(PUT, p) for p in to_move]
+    switch(str(out_dir), staging, steps)
     return report
 
 
-def _move_whole(staging: Path, out_dir: Path) -> bool:
-    """A first compile: OUT takes the whole staged tree in one rename.
-
-    One rename instead of one per file (thousands), and more atomic still: a
-    reader sees an empty OUT or all of it.  POSIX renames a directory onto an
-    empty one; where that fails, False sends the caller to the per-file moves
-    into the OUT made here.  The staging directory is private (0700), so it
-    first takes the mode a plain mkdir gave OUT.
-    """
+def _is_file_like(path: Path) -> bool:
     try:
-        out_dir.mkdir(parents=True)
-    except FileExistsError:
+        return not stat.S_ISDIR(path.lstat().st_mode)
+    except (FileNotFoundError, NotADirectoryError):
         return False
+
+
+def _move_whole(staging: Path, out_dir: Path) -> bool:
+    """A first compile: OUT appears, with the whole staged tree, in one rename.
+
+    One rename instead of one per file (thousands), and atomic: before it
+    there is no OUT, after it all of OUT.  The staging directory is private
+    (0700), so it first takes the mode a plain mkdir would give OUT.  False
+    (OUT appeared meanwhile, or the rename is refused) sends the caller to
+    the journalled moves.
+    """
+    mask = os.umask(0)
+    os.umask(mask)
     try:
-        staging.chmod(stat.S_IMODE(out_dir.stat().st_mode))
-        os.replace(staging, out_dir)
+        staging.chmod(0o777 & ~mask)
+        os.rename(staging, out_dir)
     except OSError:
         return False
     return True
-
-
-def _make_parent(path: Path, made: set[Path]) -> None:
-    """Create ``path``'s directory once per commit, not once per file (thousands of mkdirs)."""
-    parent = path.parent
-    if parent not in made:
-        parent.mkdir(parents=True, exist_ok=True)
-        made.add(parent)
-
-
-def _remove_stale(out_dir: Path, relative: str) -> None:
-    path = out_dir / relative
-    # A symlinked directory inside OUT must not lead the removal elsewhere.
-    if not _inside(out_dir, path.parent):
-        return
-    path.unlink(missing_ok=True)
-    # Drop directories the removal emptied, but never OUT itself.
-    parent = path.parent
-    while parent != out_dir and _inside(out_dir, parent):
-        try:
-            parent.rmdir()
-        except OSError:
-            break
-        parent = parent.parent
 
 
 def _make_escape(path: str) -> str:

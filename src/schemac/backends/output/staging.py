@@ -20,6 +20,8 @@ import tempfile
 
 import attrs
 
+from schemac.backends.output.lock import OutPlaces
+
 #: Status letters of a staged file (also the wire format of :mod:`.background`).
 CREATED, UPDATED, UNCHANGED = "c", "u", "="
 
@@ -87,9 +89,7 @@ class Stager:
     def __init__(self, out_dir: str, *, first_compile: bool, staging: str | None = None) -> None:
         self.out_dir = out_dir
         self.first_compile = first_compile
-        # "-o ." needs the absolute path to have a name and a parent.
-        absolute = os.path.abspath(out_dir)
-        self._parent, self._name = os.path.split(absolute)
+        self._places = OutPlaces.of(out_dir)
         #: Created on the first write, unless an existing one is continued.
         self._staging = staging
         self._made: set[str] = set()
@@ -116,9 +116,9 @@ class Stager:
         staging = self._staging
         if staging is None:
             # Next to OUT, on the same file system, so moving into place is a rename.
-            os.makedirs(self._parent, exist_ok=True)
+            os.makedirs(self._places.parent, exist_ok=True)
             staging = self._staging = tempfile.mkdtemp(
-                prefix=f".{self._name}.schemac-", dir=self._parent
+                prefix=self._places.staging_prefix, dir=self._places.parent
             )
         directory = path.rpartition("/")[0]
         if directory not in self._made:

@@ -10,11 +10,12 @@ variants say.  Each :class:`BindingModule` is one output file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import attrs
 
+from schemac.diagnostics import Diagnostic, did_you_mean
 from schemac.ir.native import NativeFunction, Variant
 
 _Item = TypeVar("_Item")
@@ -121,3 +122,27 @@ def partition(
             if module.binds(function):
                 bucket.append(item)
     return buckets
+
+
+def python_module_diagnostics(functions: Iterable[NativeFunction]) -> list[Diagnostic]:
+    """A ``python_module`` of an ``aten`` operator that no binding module emits.
+
+    Such an operator would silently vanish from every Python binding.  Other
+    namespaces (extension libraries) bind into modules of their own, so any
+    module path the front end accepted is theirs to choose.
+    """
+    known = {m.python_module for m in SUBMODULES}
+    problems = []
+    for function in functions:
+        module = function.python_module
+        if module is None or module in known or function.namespace != "aten":
+            continue
+        problems.append(
+            Diagnostic(
+                function.span_of("python_module"),
+                f"python_module '{module}' is not a module torch's Python bindings have",
+                did_you_mean(module, sorted(str(k) for k in known))
+                or "write one of " + ", ".join(sorted(str(k) for k in known)),
+            )
+        )
+    return problems

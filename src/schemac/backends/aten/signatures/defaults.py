@@ -10,6 +10,8 @@ single-quoted strings become double-quoted C++ literals.
 
 from __future__ import annotations
 
+from schemac.backends.cppmodel import cpp_string_literal
+from schemac.ir.defaults import string_default_value
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type
 
 _SPELLINGS = {
@@ -30,8 +32,13 @@ class UnsupportedDefault(Exception):
 def cpp_default(default: str, ty: Type, *, symint: bool) -> str:
     if default == "None" and ty == OptionalType(BaseType(BaseTy.Tensor)):
         return "{}"
-    if ty == BaseType(BaseTy.str) and len(default) >= 2 and default[0] == default[-1] == "'":
-        return _string_literal(default[1:-1])
+    if ty == BaseType(BaseTy.str) and default[:1] in ("'", '"'):
+        # The value, decoded by the schema language's rules (Note [String
+        # defaults]), printed with C++'s: never the YAML spelling.
+        value, problem = string_default_value(default)
+        if value is None:
+            raise UnsupportedDefault(problem or f"bad string default {default}")
+        return cpp_string_literal(value)
     if isinstance(ty, OptionalType):
         if default == "None":
             return "::std::nullopt"
@@ -45,20 +52,3 @@ def cpp_default(default: str, ty: Type, *, symint: bool) -> str:
             # Only a sized list (``int[2] stride=1``) may default to one element.
             raise UnsupportedDefault(f"list default must be '[...]', got '{default}'")
     return _SPELLINGS.get(default, default)
-
-
-def _string_literal(body: str) -> str:
-    """A single-quoted schema string body as a C++ double-quoted literal."""
-    out: list[str] = []
-    index = 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\" and index + 1 < len(body):
-            escaped = body[index + 1]
-            # ``\'`` needs no escape inside double quotes; other escapes carry over.
-            out.append("'" if escaped == "'" else body[index : index + 2])
-            index += 2
-            continue
-        out.append('\\"' if char == '"' else char)
-        index += 1
-    return '"' + "".join(out) + '"'
