@@ -96,7 +96,13 @@ def _compile(
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    """Every output file's bytes; the no-op check's record (``.schemac-state``)
+    names the command line, which differs by ``-j`` on purpose."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and p.name != ".schemac-state"
+    }
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
