@@ -36,10 +36,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import SRC, Inputs, Stage, median
-from schemac.backends.registry import TARGET_NAMES
+from schemac.backends.registry import NOT_IN_ALL, TARGET_NAMES
+from schemac.rebuild.state import STATE_NAME
 
-#: The targets whose outputs torchgen.gen writes (autograd and python come from gen_autograd*).
-ATEN_TARGETS: tuple[str, ...] = tuple(t for t in TARGET_NAMES if t not in ("autograd", "python"))
+#: The targets whose outputs torchgen.gen writes: autograd and python come from
+#: gen_autograd*, the backend target from gen_backend_stubs (bench_backend_stubs),
+#: and the targets outside ``all`` (the extension) lay out another kind of output.
+ATEN_TARGETS: tuple[str, ...] = tuple(
+    t for t in TARGET_NAMES if t not in ("autograd", "python", "backend") and t not in NOT_IN_ALL
+)
 
 
 @dataclass(frozen=True)
@@ -144,10 +149,16 @@ def byte_compile_schemac() -> None:
 
 
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
-    """``relative path -> (inode, mtime_ns)`` of every file under ``root``."""
+    """``relative path -> (inode, mtime_ns)`` of every file under ``root``.
+
+    The no-op check's record (``.schemac-state``) is left out: it is bookkeeping
+    that a full run writes afresh, not an output (docs/rebuild.md).
+    """
     found: dict[str, tuple[int, int]] = {}
     for directory, _, names in os.walk(root):
         for name in names:
+            if name == STATE_NAME:
+                continue
             path = Path(directory, name)
             info = path.stat()
             found[str(path.relative_to(root))] = (info.st_ino, info.st_mtime_ns)

@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.driver import emit_targets
-from schemac.backends.registry import BACKENDS, TARGET_NAMES, backends_for, required_facts
+from schemac.backends.registry import (
+    BACKENDS,
+    NOT_IN_ALL,
+    TARGET_NAMES,
+    backends_for,
+    required_facts,
+)
 from schemac.cli import main
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.frontend.loader import load_module
@@ -20,6 +26,9 @@ from schemac.passes.registry import default_pipeline_names
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
 IMPLEMENTED = tuple(t for t in TARGET_NAMES if backends_for(t))
+#: The targets the toyops library (ATen's layout) is valid input for: a target
+#: outside ``all`` (the extension) refuses its non-out ``autogen:`` entries.
+TOY_TARGETS = tuple(t for t in IMPLEMENTED if t not in NOT_IN_ALL)
 
 
 def _passes_for(*targets: str) -> tuple[str, ...]:
@@ -76,7 +85,7 @@ def test_select_adds_selective_build_and_what_it_needs(tmp_path: Path) -> None:
     assert "selective-build" not in compile_pass_manager(["schema"], None).names()
 
 
-@pytest.mark.parametrize("target", IMPLEMENTED)
+@pytest.mark.parametrize("target", TOY_TARGETS)
 def test_outputs_match_the_whole_pipeline(target: str) -> None:
     module = _toy_module()
     full = run_pipeline(module).module
