@@ -394,6 +394,7 @@ def _compile_recorded(
             late=late,
             notify=_tell,
             profile=target.profile,
+            reuse=recording,  # deferred files OUT still holds: Note [File reuse]
         )
         if recording is not None:
             recording.finish(

@@ -26,6 +26,8 @@ from schemac.rebuild.inputs import InputRecorder
 from schemac.rebuild.reuse import (
     Previous,
     current_digests,
+    file_intact,
+    file_key,
     read_previous,
     reusable_files,
     unit_key,
@@ -34,6 +36,13 @@ from schemac.rebuild.state import STATE_NAME, up_to_date_files, write_state
 
 #: Set to any value to neither use nor write ``OUT/.schemac-state``.
 DISABLE_VARIABLE = "SCHEMAC_NO_STATE"
+
+
+def _covered_paths(sources: SourceFiles | None) -> frozenset[str]:
+    """The input files whose edits a deferred file's inputs cover (Note [File reuse])."""
+    if sources is None or not sources.native_functions:
+        return frozenset()
+    return frozenset({os.path.abspath(sources.native_functions)})
 
 
 def _unread_paths(target: str, sources: SourceFiles | None) -> frozenset[str]:
@@ -63,6 +72,10 @@ class Recording:
         self._sources: SourceFiles | None = None
         #: target -> the paths it keeps from the last run.
         self.reused: dict[str, list[str]] = {}
+        #: path -> (target, local key) of each deferred file of this run.
+        self._locals: dict[str, tuple[str, str]] = {}
+        #: target -> its context key against the last run's inputs, as they are now.
+        self._contexts: dict[str, str] = {}
 
     def stop(self) -> None:
         self.recorder.stop()
@@ -83,6 +96,23 @@ class Recording:
             if kept is not None:
                 self.reused[target] = kept
         return self.reused
+
+    def keep(self, target: str, path: str, local: str) -> bool:
+        """:class:`~schemac.backends.reuse.FileReuse`: whether OUT still holds the
+        deferred file ``path`` as the last run rendered it for the same key."""
+        self._locals[path] = (target, local)
+        previous = self._previous
+        if previous is None:
+            return False
+        context = self._contexts.get(target)
+        if context is None:
+            context = self._contexts[target] = self._context(target, self._digests)
+        key = file_key(context, path, local)
+        return file_intact(previous, str(self.out_dir), target, path, key)
+
+    def _context(self, target: str, digests: Mapping[str, str]) -> str:
+        unread = _unread_paths(target, self._sources) | _covered_paths(self._sources)
+        return unit_key(self.key, target, digests, unread)
 
     def report(self, report: CommitReport) -> CommitReport:
         """``report`` counting the reused targets' files as unchanged, as a full run would."""
@@ -131,6 +161,7 @@ class Recording:
         extra_inputs: Sequence[str],
     ) -> bool:
         written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME]
+        written += [path for path, _ in result.kept]
         written += [p for paths in self.reused.values() for p in paths]
         inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
         if self.reused and self._previous is not None:
@@ -145,8 +176,21 @@ class Recording:
             t: unit_key(self.key, t, digests, _unread_paths(t, self._sources)) for t in targets
         }
         by_path = {f.path: f for f in result.files}
-        generated = [(f.path, f.target) for f in result.files]
-        generated += [(p, t) for t, paths in self.reused.items() for p in paths]
+        contexts = {t: self._context(t, digests) for t in targets}
+        keys = {
+            path: file_key(contexts[target], path, local)
+            for path, (target, local) in self._locals.items()
+            if target in contexts
+        }
+        generated = [(f.path, f.target, keys.get(f.path, "")) for f in result.files]
+        generated += [(p, t, keys.get(p, "")) for p, t in result.kept]
+        # A reused target's files keep the keys they had.
+        previous = {} if self._previous is None else self._previous.file_keys
+        generated += [
+            (p, t, previous[p][1] if p in previous else "")
+            for t, paths in self.reused.items()
+            for p in paths
+        ]
         return write_state(
             self.out_dir,
             self.key,

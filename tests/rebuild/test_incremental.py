@@ -24,8 +24,9 @@ from schemac.frontend.torch_paths import torch_yaml_paths
 pytestmark = pytest.mark.torch
 
 #: A target of each kind of reads: schema and cpu read native_functions.yaml and
-#: tags.yaml, autograd derivatives.yaml too.
-TARGETS = "schema,cpu,autograd"
+#: tags.yaml, autograd derivatives.yaml too; headers defers its per-operator
+#: files (Note [File reuse]).
+TARGETS = "headers,schema,cpu,autograd"
 STATE = ".schemac-state"
 
 
@@ -125,7 +126,85 @@ def add_comment(files: dict[str, Path], n: int) -> None:
         path.write_text(path.read_text() + f"\n# edit {n}\n")
 
 
-EDITS = (flip_default, add_overload, change_formula, change_dispatch, add_comment)
+# Edits across the relations that cross operator boundaries (Note [File reuse]):
+# a compile that fails after one is fine, it must then leave OUT as it was.
+#: A ``- func:`` line's operator base name and a bool argument's default.
+_OP_WITH_BOOL = r"(?P<op>\w+?)_?[.(][^\n]*\bbool (?P<arg>\w+)=(?P<value>False|True)\b"
+
+
+def _flip_bool(files: dict[str, Path], match: re.Match[str]) -> None:
+    """Flip the bool default ``match`` found (:data:`_OP_WITH_BOOL`) in every variant of that
+    operator (defaults agree across a variant group) and its derivatives.yaml
+    entries."""
+    value = match["value"]
+    flipped = "True" if value == "False" else "False"
+    op = re.escape(match["op"])
+    lines = rf"^(- (?:func|name): {op}_?[.(][^\n]*\bbool {match['arg']}=){value}\b"
+    for name in ("native_functions", "derivatives"):
+        path = files[name]
+        path.write_text(re.sub(lines, rf"\g<1>{flipped}", path.read_text(), flags=re.MULTILINE))
+
+
+def flip_any_default(files: dict[str, Path], n: int) -> None:
+    """Any function's bool default: out= and in-place siblings, structured groups."""
+    path = files["native_functions"]
+    text = path.read_text()
+    _flip_bool(files, _nth(rf"^- func: {_OP_WITH_BOOL}", text, n))
+
+
+def rename_kernel(files: dict[str, Path], n: int) -> None:
+    """Any key's kernel of any entry: view ops with a _copy, structured kernels."""
+    path = files["native_functions"]
+    text = path.read_text()
+    match = _nth(r"^    \w+: (\w+)$", text, n)
+    path.write_text(text[: match.end(1)] + "_edited" + text[match.end(1) :])
+
+
+def edit_view_with_copy(files: dict[str, Path], n: int) -> None:
+    """A kernel of a view operator that has a *_copy variant."""
+    path = files["native_functions"]
+    text = path.read_text()
+    match = _nth(
+        r"^- func: (?:transpose\.int|permute|expand|select\.int|diagonal|unfold)\(.*\n"
+        r"(?:  .*\n)*?    CompositeExplicitAutograd: (\w+)$",
+        text,
+        n,
+    )
+    path.write_text(text[: match.end(1)] + "_edited" + text[match.end(1) :])
+
+
+def edit_structured_delegate(files: dict[str, Path], n: int) -> None:
+    """A default of an entry that delegates to a structured kernel (its out= sibling's)."""
+    path = files["native_functions"]
+    text = path.read_text()
+    match = _nth(
+        rf"^- func: {_OP_WITH_BOOL}[^\n]*\n(?:  [^\n]*\n)*?  structured_delegate:", text, n
+    )
+    _flip_bool(files, match)
+
+
+def add_python_overload(files: dict[str, Path], n: int) -> None:
+    """A new overload of an existing (Python-bound) name."""
+    path = files["native_functions"]
+    text = path.read_text()
+    random = r"(?!\w*(?:rand|dropout|bernoulli|normal|multinomial|poisson|uniform|cauchy))"
+    name = _nth(rf"^- func: {random}([a-z]\w*)[.(]", text, n).group(1)
+    entry = f"- func: {name}.schemac_py{n}(Tensor self, int[] schemac_sizes) -> Tensor\n"
+    path.write_text(text + "\n" + entry + "  variants: function\n")
+
+
+EDITS = (
+    flip_default,
+    add_overload,
+    change_formula,
+    change_dispatch,
+    add_comment,
+    flip_any_default,
+    rename_kernel,
+    edit_view_with_copy,
+    edit_structured_delegate,
+    add_python_overload,
+)
 edit_steps = st.lists(
     st.tuples(st.sampled_from(EDITS), st.integers(min_value=0, max_value=10_000)),
     min_size=1,

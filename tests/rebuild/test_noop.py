@@ -15,6 +15,7 @@ import pytest
 from schemac import launcher
 from schemac.backends.output.commit import CommitReport
 from schemac.rebuild import noop, state
+from schemac.rebuild.fingerprint import STATE_FORMAT
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
@@ -180,7 +181,7 @@ def test_a_damaged_or_foreign_state_is_ignored(
     elif damage == "edited":
         path.write_text(text.replace("files ", "files 1", 1))
     elif damage == "other format":
-        path.write_text(text.replace("schemac-state 1", "schemac-state 0", 1))
+        path.write_text(text.replace(STATE_FORMAT, "schemac-state 0", 1))
     elif damage == "other key":
         key = text.splitlines()[1]
         path.write_text(text.replace(key, "key " + "0" * 64, 1))

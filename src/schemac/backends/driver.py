@@ -24,6 +24,7 @@ from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, check_render
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -39,8 +40,13 @@ def emit_targets(
     on_file: Callable[[GeneratedFile], None] | None = None,
     profile: ReleaseProfile | None = None,
     warnings: list[Diagnostic] | None = None,
+    reuse: FileReuse | None = None,
+    kept: list[tuple[str, str]] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
+
+    ``reuse``: which deferred files OUT still holds (Note [File reuse]); those
+    are left out of the result and their (path, target) appended to ``kept``.
 
     Raises :class:`~schemac.diagnostics.InputError` if a YAML name cannot be a
     C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
@@ -68,7 +74,10 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
-        _emit_here(module, targets, late, split, output, timings, on_file, profile)
+        here = _Emission(output, on_file, reuse)
+        _emit_here(module, targets, late, split, here, timings, profile)
+        if kept is not None:
+            kept.extend(here.kept)
     except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
@@ -88,7 +97,42 @@ def emit_targets(
             timings.extend(done.timings)
         if warnings is not None:
             warnings.extend(done.warnings)
-    return output.files()
+    if not here.kept:
+        return output.files()
+    placeholders = {path for path, _ in here.kept}
+    return tuple(f for f in output.files() if f.path not in placeholders)
+
+
+class _Emission:
+    """Where the files of the backends run in this process go."""
+
+    def __init__(
+        self,
+        output: OutputSet,
+        on_file: Callable[[GeneratedFile], None] | None,
+        reuse: FileReuse | None,
+    ) -> None:
+        self.output = output
+        self.on_file = on_file
+        self.reuse = reuse
+        self.kept: list[tuple[str, str]] = []
+        self._fingerprints = Fingerprints()
+
+    def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
+        if isinstance(file, Deferred):
+            check_render(file)
+            if self.reuse is not None and self.reuse.keep(
+                target, file.path, self._fingerprints.local_key(backend, file)
+            ):
+                # Added with no text, so that paths are checked as in a cold run.
+                if self.output.add(GeneratedFile(file.path, "", target, file.span)):
+                    self.kept.append((file.path, target))
+                return
+            file = file.made()
+        # Direct construction: attrs.evolve introspects the fields per call.
+        stamped = GeneratedFile(file.path, file.text, target, file.span)
+        if self.output.add(stamped) and self.on_file is not None:
+            self.on_file(stamped)
 
 
 def _emit_here(
@@ -96,9 +140,8 @@ def _emit_here(
     targets: Sequence[str],
     late: LateWork | None,
     parallel: bool,
-    output: OutputSet,
+    emission: _Emission,
     timings: list[tuple[str, float]] | None,
-    on_file: Callable[[GeneratedFile], None] | None,
     profile: ReleaseProfile,
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
@@ -110,10 +153,7 @@ def _emit_here(
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
-                # Direct construction: attrs.evolve introspects the fields per call.
-                stamped = GeneratedFile(file.path, file.text, target, file.span)
-                if output.add(stamped) and on_file is not None:
-                    on_file(stamped)
+                emission.add(entry.name, target, file)
         if timings is not None and entries:
             timings.append((target, time.perf_counter() - start))
 
@@ -137,6 +177,8 @@ class CompileResult:
     timings: tuple[tuple[str, float], ...] = ()
     #: Warnings of passes that ran in a worker process (Note [Late work]).
     warnings: tuple[Diagnostic, ...] = ()
+    #: (path, target) of the files kept as OUT holds them (Note [File reuse]).
+    kept: tuple[tuple[str, str], ...] = ()
 
     def format_timings(self) -> str:
         width = max((len(name) for name, _ in self.timings), default=5)
@@ -160,6 +202,7 @@ def compile_to_directory(
     before_commit: Callable[[], None] | None = None,
     after_commit: Callable[[CompileResult], None] | None = None,
     profile: ReleaseProfile | None = None,
+    reuse: FileReuse | None = None,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -183,11 +226,15 @@ def compile_to_directory(
     of both (a wait for the lock, a finished commit).  ``before_commit`` and
     ``after_commit`` run under that lock, right after recovery and after the
     depfile (bookkeeping kept in step with OUT, such as a no-op fingerprint).
+    ``reuse``: which deferred files OUT still holds (Note [File reuse]; not
+    for dry runs, depfiles or outputs lists, which must see every file).
     """
     if dry_run:
         return _compile_locked(
             module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late, profile
         )
+    if depfile is not None or outputs_list is not None:
+        reuse = None
     with output_lock(out_dir, notify):
         message = recover(str(out_dir))
         if message is not None and notify is not None:
@@ -205,6 +252,7 @@ def compile_to_directory(
             jobs,
             late,
             profile,
+            reuse,
         )
         if after_commit is not None:
             after_commit(result)
@@ -222,8 +270,10 @@ def _compile_locked(
     jobs: int,
     late: LateWork | None,
     profile: ReleaseProfile | None,
+    reuse: FileReuse | None = None,
 ) -> CompileResult:
     timings: list[tuple[str, float]] = []
+    kept: list[tuple[str, str]] = []
     warnings: list[Diagnostic] = []
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
@@ -236,6 +286,8 @@ def _compile_locked(
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
             profile=profile,
             warnings=warnings,
+            reuse=reuse,
+            kept=kept,
         )
         if not dry_run:
             sources = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
@@ -247,10 +299,16 @@ def _compile_locked(
             helper.discard()
         raise
     report = commit(
-        files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
+        files,
+        out_dir,
+        targets=targets,
+        dry_run=dry_run,
+        staged=staged,
+        release=module.release,
+        kept=kept,
     )
     timings.append(("write", time.perf_counter() - start))
-    result = CompileResult(files, report, tuple(timings), tuple(warnings))
+    result = CompileResult(files, report, tuple(timings), tuple(warnings), tuple(kept))
     if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]

@@ -39,6 +39,7 @@ from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.backends.reuse import Deferred, check_render
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -105,6 +106,9 @@ def emit_late(
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:
             for file in entry.load().emit(module, options):
+                if isinstance(file, Deferred):  # no reuse in the worker: rendered
+                    check_render(file)
+                    file = file.made()
                 files.append(GeneratedFile(file.path, file.text, target, file.span))
         if entries:
             timings.append((f"{target} (worker)", time.perf_counter() - start))

@@ -23,6 +23,7 @@ from typing import Protocol, TypeVar, cast
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
+from schemac.backends.reuse import Deferred
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
@@ -127,7 +128,10 @@ class Backend(Protocol):
     @property
     def targets(self) -> tuple[str, ...]: ...
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]: ...
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile | Deferred]:
+        """The backend's files; a :class:`~schemac.backends.reuse.Deferred` one is
+        rendered only if OUT does not hold it already (Note [File reuse])."""
+        ...
 
 
 @attrs.frozen

@@ -47,6 +47,8 @@ class Previous:
         self.units: dict[str, str] = {}
         #: target -> (out record, path in OUT) of each file it wrote.
         self.outputs: dict[str, list[tuple[str, str]]] = {}
+        #: path in OUT -> (target, file key, out record) of each deferred file.
+        self.file_keys: dict[str, tuple[str, str, str]] = {}
         for line in text.split("\n")[1:-1]:
             record, _, path = line.partition("\t")
             fields = record.split(" ")
@@ -54,8 +56,10 @@ class Previous:
                 self.inputs[path] = fields[1]
             elif fields[0] == "unit" and len(fields) == 3:
                 self.units[fields[1]] = fields[2]
-            elif fields[0] == "out" and len(fields) == 7 and fields[6] != "-":
+            elif fields[0] == "out" and len(fields) == 8 and fields[6] != "-":
                 self.outputs.setdefault(fields[6], []).append((record, path))
+                if fields[7] != "-":
+                    self.file_keys[path] = (fields[6], fields[7], record)
 
 
 def read_previous(out_dir: str, key: Callable[[], str]) -> Previous | None:
@@ -74,6 +78,22 @@ def unit_key(run_key: str, target: str, digests: Mapping[str, str], unread: Coll
         if path not in unread:
             digest.update(f"{path}\0{digests[path]}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
+
+
+def file_key(context: str, path: str, local: str) -> str:
+    """A deferred file's key in the state: its target's context key (every input
+    but the files its inputs cover, :func:`unit_key`), its path and the local key
+    its backend computed (Note [File reuse] in ``schemac.backends.reuse``)."""
+    data = f"{context}\0{path}\0{local}".encode("utf-8", "surrogateescape")
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_intact(previous: Previous, out_dir: str, target: str, path: str, key: str) -> bool:
+    """Whether OUT holds ``path`` as the last run wrote it for ``target`` with file key ``key``."""
+    found = previous.file_keys.get(path)
+    if found is None or found[0] != target or found[1] != key:
+        return False
+    return output_intact(out_dir, found[2], path)
 
 
 def current_digests(paths: Collection[str]) -> dict[str, str] | None:

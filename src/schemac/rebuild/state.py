@@ -2,18 +2,19 @@
 
 The layout, one record a line (UTF-8)::
 
-    schemac-state 1                         the format (fingerprint.STATE_FORMAT)
+    schemac-state 2                         the format (fingerprint.STATE_FORMAT)
     key <hex>                               the run key (fingerprint.run_key)
     sum <hex>                               SHA-256 of every byte after this line
     files <n>                               how many generated files OUT holds for this run
     in <sha256> <TAB> <absolute path>       a file the compile read
     dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
     unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
-    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <TAB> <path in OUT>
+    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <file key or -> <TAB> <path>
     aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
-``out`` lines cover the generated files (with the target that made them) and
-the manifest (target ``-``).  Their SHA-256 is
+``out`` lines cover the generated files (with the target that made them and,
+for a file a backend deferred, its file key: Note [File reuse] in
+``schemac.backends.reuse``) and the manifest (target ``-``).  Their SHA-256 is
 written only for racy files (Note [Up-to-date check]): those whose mtime or
 ctime is no older than one file-system clock tick before the moment the
 outputs were stat'ed.  That moment is read off a file created in OUT just
@@ -58,7 +59,7 @@ def write_state(
     *,
     inputs: Iterable[str],
     directories: Iterable[str],
-    generated: Iterable[tuple[str, str]],
+    generated: Iterable[tuple[str, str, str]],
     bookkeeping: Iterable[str],
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | None],
@@ -66,7 +67,7 @@ def write_state(
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
-    ``generated`` are (path in OUT, target) pairs, ``bookkeeping`` paths in
+    ``generated`` are (path in OUT, target, file key or "") triples, ``bookkeeping`` paths in
     OUT; ``units`` each target's reuse key; ``expected(path)`` gives
     a generated file's intended bytes (hashed for racy files instead of what
     is on disk, which someone may have changed already).  Nothing is
@@ -86,7 +87,7 @@ def write_state(
             reference - tick,
             inputs,
             directories,
-            [*generated, *((p, "") for p in bookkeeping)],
+            [*generated, *((p, "", "") for p in bookkeeping)],
             auxiliary,
             expected,
             units or {},
@@ -113,7 +114,7 @@ def _body(
     racy_from: int,
     inputs: Iterable[str],
     directories: Iterable[str],
-    outputs: list[tuple[str, str]],
+    outputs: list[tuple[str, str, str]],
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | None],
     units: dict[str, str],
@@ -132,8 +133,8 @@ def _body(
     for target, unit_key in sorted(units.items()):
         lines.append(f"unit {target} {unit_key}\n")
     root = str(out_dir)
-    for relative, target in outputs:
-        if not _recordable(relative) or " " in target:
+    for relative, target, file_key in outputs:
+        if not _recordable(relative) or " " in target or " " in file_key:
             return None
         try:
             size, mtime, ctime, inode = _stat_fields(os.stat(f"{root}/{relative}"))
@@ -147,7 +148,10 @@ def _body(
                 if data is not None
                 else file_digest(f"{root}/{relative}") or "?"
             )
-        lines.append(f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'}\t{relative}\n")
+        lines.append(
+            f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'} {file_key or '-'}"
+            f"\t{relative}\n"
+        )
     for path in sorted(auxiliary):
         digest = file_digest(path)
         if digest is None or not _recordable(path):

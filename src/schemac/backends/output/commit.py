@@ -148,8 +148,14 @@ def commit(
     dry_run: bool = False,
     staged: Staged | None = None,
     release: str | None = None,
+    kept: Collection[tuple[str, str]] = (),
 ) -> CommitReport:
     """Make ``out_dir`` hold ``files``; ``targets`` are the targets this run compiled.
+
+    ``kept``: (path, target) of files this run produces without rendering them,
+    because OUT already holds them as they would be (Note [File reuse] in
+    :mod:`schemac.backends.reuse`): they are neither opened nor removed, the
+    manifest lists them and the report counts them unchanged.
 
     ``staged``: ``files`` already compared with ``out_dir`` and the changed
     ones staged (:mod:`.background` does it while backends emit); by default
@@ -163,7 +169,7 @@ def commit(
         status = staged.status
     staging = None if staged is None else staged.staging
     try:
-        return _commit_staged(files, out_dir, targets, status, staging, dry_run, release)
+        return _commit_staged(files, out_dir, targets, status, staging, dry_run, release, kept)
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
@@ -177,14 +183,15 @@ def _commit_staged(
     staging: str | None,
     dry_run: bool,
     release: str | None = None,
+    kept: Collection[tuple[str, str]] = (),
 ) -> CommitReport:
     previous = read_manifest(out_dir)
-    produced = {f.path for f in files}
+    produced = {f.path for f in files} | {path for path, _ in kept}
     # A first compile has nothing to compare with: no failing stat per file.
     first_compile = not out_dir.is_dir()
     created = sorted(p for p, s in status.items() if s == CREATED)
     updated = sorted(p for p, s in status.items() if s == UPDATED)
-    unchanged = sorted(p for p, s in status.items() if s == UNCHANGED)
+    unchanged = sorted([*(p for p, s in status.items() if s == UNCHANGED), *(p for p, _ in kept)])
 
     stale = sorted(
         path for path, target in previous.items() if target in targets and path not in produced
@@ -194,8 +201,9 @@ def _commit_staged(
     removed = [p for p in stale if _is_file_like(out_dir / p)]
 
     # Entries of targets not compiled now are carried over untouched.
-    kept = {(p, t) for p, t in previous.items() if t not in targets and p not in produced}
-    manifest = manifest_text(kept | {(f.path, f.target) for f in files}, release).encode("utf-8")
+    carried = {(p, t) for p, t in previous.items() if t not in targets and p not in produced}
+    listed = carried | {(f.path, f.target) for f in files} | set(kept)
+    manifest = manifest_text(listed, release).encode("utf-8")
     manifest_changed = not _same_bytes(out_dir / MANIFEST_NAME, manifest)
 
     report = CommitReport(

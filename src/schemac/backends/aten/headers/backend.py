@@ -24,16 +24,19 @@ from schemac.backends.aten.headers import (
     registration_decls,
     tensor_body,
 )
-from schemac.backends.aten.headers.catalog import Catalog, Family, build_catalog
+from schemac.backends.aten.headers.catalog import Catalog, Entry, Family, build_catalog
+from schemac.backends.aten.headers.export_macros import dispatch_export
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.run_state import AtenRunState, aten_run_state
+from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.host_text import spliced_file
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
+from schemac.backends.reuse import Deferred
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
 from schemac.ir.module import Module
-from schemac.profiles import ReleaseProfile
+from schemac.profiles import ReleaseProfile, reference_profile
 
 OPS_DIR = "ATen/ops"
 
@@ -44,52 +47,79 @@ class _Renderer:
     sources: Provenance
     #: The host release's template text (schemac.ir.host), when given.
     host_templates: HostTemplates | None = None
+    #: The run's view table and release policy (the per-operator files' context).
+    views: ViewTable = attrs.field(factory=ViewTable)
+    profile: ReleaseProfile = attrs.field(factory=reference_profile)
 
     def host(self, name: str) -> HostFile | None:
         """PyTorch's own template ``name``, to splice into instead of schemac's skeleton."""
         return None if self.host_templates is None else self.host_templates.get(ATEN, name)
 
+    def text(self, template: str, view: object) -> str:
+        return self.templates.render(template, view, sources=self.sources)
+
     def file(
         self, path: str, template: str, view: object, family: Family | None = None
     ) -> GeneratedFile:
-        text = self.templates.render(template, view, sources=self.sources)
+        text = self.text(template, view)
         span = family.entries[0].fn.span if family is not None else None
         return GeneratedFile(path, text) if span is None else GeneratedFile(path, text, span=span)
 
 
-def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
+# The per-operator files are deferred (Note [File reuse]): each names the
+# family (its functions, dispatch tables and variant groups) and whatever
+# module-wide fact it reads as its inputs, and renders only from those and
+# the run's _Renderer.
+
+
+def _render_ops(r: _Renderer, family: Family) -> str:
+    return r.text("operator_structs.h.mako", ops_structs.operators_header(family))
+
+
+def _render_function(r: _Renderer, family: Family) -> str:
+    return r.text("function.h.mako", functions.function_header(family, r.views))
+
+
+def _render_native(r: _Renderer, inputs: tuple[Family, tuple[str, ...]]) -> str:
+    family, keys = inputs
+    return r.text("native.h.mako", natives.native_header(family, keys, r.views, r.profile))
+
+
+def _render_meta(r: _Renderer, family: Family) -> str:
+    meta = metas.meta_header(family)
+    assert meta is not None, "deferred only for a family with structured groups"
+    return r.text("meta.h.mako", meta)
+
+
+def _render_dispatch(r: _Renderer, inputs: tuple[str, list[Entry], str, str]) -> str:
+    root, entries, key, export = inputs
+    return r.text(
+        "dispatch.h.mako", dispatch_keys.dispatch_header(root, entries, key, r.views, export)
+    )
+
+
+def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[Deferred]:
+    keys = natives.declared_keys(catalog)
     for family in catalog.families:
         root = family.root
-        yield r.file(
-            f"{OPS_DIR}/{root}_ops.h",
-            "operator_structs.h.mako",
-            ops_structs.operators_header(family),
-            family,
-        )
-        yield r.file(
-            f"{OPS_DIR}/{root}.h",
-            "function.h.mako",
-            functions.function_header(family, catalog.views),
-            family,
-        )
-        yield r.file(
-            f"{OPS_DIR}/{root}_native.h",
-            "native.h.mako",
-            natives.native_header(family, catalog),
-            family,
-        )
-        meta = metas.meta_header(family)
-        if meta is not None:
-            yield r.file(f"{OPS_DIR}/{root}_meta.h", "meta.h.mako", meta, family)
+        span = family.entries[0].fn.span
+        yield Deferred(f"{OPS_DIR}/{root}_ops.h", _render_ops, family, r, span)
+        yield Deferred(f"{OPS_DIR}/{root}.h", _render_function, family, r, span)
+        yield Deferred(f"{OPS_DIR}/{root}_native.h", _render_native, (family, keys), r, span)
+        if family.structured_groups:
+            yield Deferred(f"{OPS_DIR}/{root}_meta.h", _render_meta, family, r, span)
 
 
 def _per_key(
     r: _Renderer, module: Module, catalog: Catalog, index: PlanIndex
-) -> Iterator[GeneratedFile]:
+) -> Iterator[GeneratedFile | Deferred]:
     for key in dispatch_keys.HEADER_KEYS:
-        umbrella, headers = dispatch_keys.key_headers(module, catalog, key, index)
-        for header in headers:
-            yield r.file(header.path, "dispatch.h.mako", header)
+        export = dispatch_export(catalog.profile, key)
+        declared = dispatch_keys.declared_by_root(module, catalog, key, index)
+        for root, entries in declared.items():
+            path = dispatch_keys.dispatch_header_path(root, key)
+            yield Deferred(path, _render_dispatch, (root, entries, key, export), r)
+        umbrella = dispatch_keys.key_umbrella(key, declared)
         yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
         yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
 
@@ -141,8 +171,8 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
 
 def iter_headers(
     module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
-) -> Iterator[GeneratedFile]:
-    """Every header, each as soon as it is rendered.
+) -> Iterator[GeneratedFile | Deferred]:
+    """Every header, each as soon as it is rendered (the per-operator ones deferred).
 
     ``state``: the run's shared views and plan index, if other targets share them;
     ``profile``: the target release's (the reference release's by default).
@@ -150,7 +180,11 @@ def iter_headers(
     state = AtenRunState.of(module) if state is None else state
     catalog = build_catalog(module, state.views, profile)
     renderer = _Renderer(
-        state.templates(__package__ or ""), module_sources(module), module.host_templates
+        state.templates(__package__ or ""),
+        module_sources(module),
+        module.host_templates,
+        catalog.views,
+        catalog.profile,
     )
     yield from _per_operator(renderer, catalog)
     yield from _per_key(renderer, module, catalog, state.plan)
@@ -160,8 +194,10 @@ def iter_headers(
 def emit_headers(
     module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
 ) -> tuple[GeneratedFile, ...]:
-    """Every header (:func:`iter_headers`)."""
-    return tuple(iter_headers(module, state, profile))
+    """Every header (:func:`iter_headers`), rendered."""
+    return tuple(
+        f.made() if isinstance(f, Deferred) else f for f in iter_headers(module, state, profile)
+    )
 
 
 @attrs.frozen
@@ -170,7 +206,7 @@ class HeadersBackend:
     description: str = "ATen C++ headers: ops/*.h, Functions.h, Operators.h, TensorBody.h, ..."
     targets: tuple[str, ...] = ("headers",)
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile]:
+    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile | Deferred]:
         # A generator: each header reaches the driver (and a -j helper staging
         # files) as soon as it is rendered; the module stays frozen until the last.
         with module_frozen():

@@ -55,6 +55,10 @@ class Entry:
     #: The canonical schema text, printed once (headers quote it many times).
     schema: str
 
+    #: What a file made from this entry reads (Note [File reuse]): every other
+    #: field is computed from ``fn`` by :func:`_entry`.
+    reuse_fields = ("fn", "resolution")
+
     @property
     def name(self) -> OperatorName:
         return self.fn.func.name
@@ -107,6 +111,10 @@ class Group:
     #: The meta class when the out= member is a structured kernel.
     meta: StructuredMeta | None = None
 
+    #: What a file made from this group reads (Note [File reuse]): ``meta`` is
+    #: computed from the functional and out= functions when ``structured``.
+    reuse_fields = ("functional", "out", "inplace", "mutable", "structured")
+
     @property
     def structured(self) -> bool:
         return self.meta is not None
@@ -131,6 +139,9 @@ class Family:
     root: str
     entries: tuple[Entry, ...]
     items: tuple[Item, ...]
+
+    #: Every field (Note [File reuse]); named so that a run digests a family once.
+    reuse_fields = ("root", "entries", "items")
 
     @property
     def structured_groups(self) -> tuple[Group, ...]:

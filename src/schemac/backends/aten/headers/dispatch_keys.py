@@ -64,6 +64,10 @@ class DispatchHeader:
         return f"ATen/ops/{self.root}_{self.namespace}_dispatch.h"
 
 
+def dispatch_header_path(root: str, key: str) -> str:
+    return f"ATen/ops/{root}_{key.lower()}_dispatch.h"
+
+
 def dispatch_header(
     root: str,
     entries: list[Entry],
@@ -91,12 +95,18 @@ class KeyUmbrella:
     includes: tuple[str, ...]
 
 
+def key_umbrella(key: str, declared: dict[str, list[Entry]]) -> KeyUmbrella:
+    """``declared``: :func:`declared_by_root` for ``key``."""
+    paths = sorted(dispatch_header_path(root, key) for root in declared)
+    return KeyUmbrella(key, key.lower(), tuple(paths))
+
+
 def key_headers(
     module: Module, catalog: Catalog, key: str, index: PlanIndex | None = None
 ) -> tuple[KeyUmbrella, tuple[DispatchHeader, ...]]:
+    declared = declared_by_root(module, catalog, key, index)
     headers = tuple(
         dispatch_header(root, entries, key, catalog.views, dispatch_export(catalog.profile, key))
-        for root, entries in declared_by_root(module, catalog, key, index).items()
+        for root, entries in declared.items()
     )
-    umbrella = KeyUmbrella(key, key.lower(), tuple(sorted(h.path for h in headers)))
-    return umbrella, headers
+    return key_umbrella(key, declared), headers

@@ -174,13 +174,14 @@ class NativeHeader:
     namespaces: tuple[NamespaceDecls, ...]
 
 
-def native_header(family: Family, catalog: Catalog) -> NativeHeader:
+def native_header(
+    family: Family, keys: tuple[str, ...], views: ViewTable, profile: ReleaseProfile
+) -> NativeHeader:
+    """``keys``: the module's :func:`declared_keys`."""
     return NativeHeader(
         root=family.root,
         includes_meta=bool(family.structured_groups),
-        namespaces=kernel_declarations(
-            family.items, declared_keys(catalog), catalog.views, catalog.profile
-        ),
+        namespaces=kernel_declarations(family.items, keys, views, profile),
     )
 
 

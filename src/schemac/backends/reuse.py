@@ -1,0 +1,234 @@
+"""Per-file reuse: a backend names a file and the IR it reads before rendering it.
+
+Note [File reuse]
+~~~~~~~~~~~~~~~~~
+A backend may yield, instead of a :class:`~schemac.backends.output.GeneratedFile`,
+a :class:`Deferred` file: its path, the *inputs* its text is made from, and a
+``render`` function that makes the text from them.  The driver digests the
+inputs (:func:`fingerprint`) into the file's *local key*
+(:func:`local_key`: the backend, the render function's qualified name, the
+path and that digest) and asks the run's :class:`FileReuse` whether OUT still
+holds what the last run rendered for the same key; if so the file is kept,
+neither rendered nor opened (the state record says its bytes are intact), and
+otherwise it is rendered.
+
+The rules that make this the same as a cold run:
+
+* ``render`` is a module-level function, called as ``render(context, inputs)``
+  (the driver refuses a closure or a lambda: it would read what its cell
+  holds, which no key covers).  ``inputs`` must hold every value of the
+  module the text depends on, module-wide facts included (the list of
+  dispatch keys every ``_native.h`` declares, say); ``context`` only what is
+  fixed for the whole run by the code, the options and the input files other
+  than ``native_functions.yaml`` (the templates, the release profile, caches
+  of pure functions such as the view table).  The state's key for the file
+  (``compile_record``) adds to the local key everything that fixes
+  ``context``: the run key and the SHA-256 of every input file but
+  ``native_functions.yaml``, the one file whose edits must be covered by
+  ``inputs``.
+* :func:`fingerprint` digests an IR value the way ``==`` compares it: attrs
+  classes by their ``eq`` fields (source positions are not compared, and no
+  backend prints one), tuples in order, frozensets sorted, enums by name;
+  :class:`~schemac.ir.schema.FunctionSchema` and
+  :class:`~schemac.ir.names.OperatorName` by their canonical text, which the
+  grammar parses back to an equal value.  A class whose other fields are
+  pure functions of a few (a backend's view of a function) names those in a
+  ``reuse_fields`` class attribute.  Any other type is a programming error
+  (``TypeError``), never a silent guess.
+
+A backend that yields plain files is not affected: its files are rendered on
+every run and compared with OUT by the commit.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import attrs
+
+from schemac.backends.output.files import GeneratedFile
+from schemac.diagnostics import NO_SPAN, Span
+from schemac.ir.names import OperatorName
+from schemac.ir.native import NativeFunction
+from schemac.ir.resolved import Resolution
+from schemac.ir.schema import FunctionSchema
+
+
+@attrs.frozen
+class Deferred:
+    """A file a backend can name, with what it reads, before rendering it."""
+
+    path: str
+    #: ``render(context, inputs) -> text``: a module-level function.
+    render: Callable[[Any, Any], str]
+    #: Every module value the text is made from (fingerprinted).
+    inputs: object
+    #: What the render needs that the run fixes (templates, views; not fingerprinted).
+    context: object = attrs.field(default=None, eq=False)
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+    def made(self) -> GeneratedFile:
+        return GeneratedFile(self.path, self.render(self.context, self.inputs), span=self.span)
+
+
+class FileReuse(Protocol):
+    """What the driver asks of a run that may keep files (``compile_record``)."""
+
+    def keep(self, target: str, path: str, local: str) -> bool:
+        """Whether OUT still holds the file ``path`` of ``target`` as last rendered
+        with local key ``local``; the answer is remembered for the next run's state."""
+        ...
+
+
+#: Values read by many files, whose encodings a run remembers (small ones are
+#: encoded again: remembering every node would cost more than it saves).
+_REMEMBERED = frozenset({NativeFunction, Resolution})
+
+_Encode = Callable[[Any, list[str]], None]
+
+
+class Fingerprints:
+    """:func:`fingerprint` for one run over one module, remembering what it encoded.
+
+    Values are encoded into a list of strings that is hashed once.  The
+    encoder of each type is made on first use; a :data:`_REMEMBERED` value
+    (or one of a class with ``reuse_fields``) is encoded as the SHA-256 of its
+    own encoding, kept by id with the value itself so that its id is not
+    reused while this object lives.
+    """
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[object, str]] = {}
+        self._encoders: dict[type, _Encode] = {
+            str: _string,
+            int: _atom,
+            bool: _atom,
+            float: _atom,
+            type(None): _atom,
+            tuple: self._sequence,
+            list: self._sequence,
+            frozenset: self._set,
+            FunctionSchema: _text,
+            OperatorName: _text,
+            Span: _skip,
+        }
+
+    def of(self, value: object) -> str:
+        """SHA-256 of ``value`` as ``==`` sees it (Note [File reuse])."""
+        parts: list[str] = []
+        self.add(value, parts)
+        return _digest(parts)
+
+    def local_key(self, backend: str, file: Deferred) -> str:
+        """The file's key within a run context: backend, render function, path, inputs."""
+        render = f"{file.render.__module__}.{file.render.__qualname__}"
+        return _digest([backend, render, file.path, self.of(file.inputs)])
+
+    def add(self, value: object, out: list[str]) -> None:
+        kind = type(value)
+        encoder = self._encoders.get(kind)
+        if encoder is None:
+            encoder = self._encoders[kind] = self._encoder_for(kind)
+        encoder(value, out)
+
+    def _sequence(self, value: Any, out: list[str]) -> None:
+        out.append("(")
+        add = self.add
+        for item in value:
+            add(item, out)
+        out.append(")")
+
+    def _set(self, value: Any, out: list[str]) -> None:
+        encoded = []
+        for item in value:
+            inner: list[str] = []
+            self.add(item, inner)
+            encoded.append("\x01".join(inner))
+        out.append("{")
+        out.extend(sorted(encoded))
+        out.append("}")
+
+    def _encoder_for(self, kind: type) -> _Encode:
+        name = f"{kind.__module__}.{kind.__qualname__}"
+        if issubclass(kind, enum.Enum):
+            return lambda value, out: out.append(f"{name}.{value.name}")
+        if attrs.has(kind):
+            return self._attrs_encoder(kind, name)
+        if issubclass(kind, tuple) and kind is not tuple:  # a named tuple
+
+            def encode_tuple(value: object, out: list[str]) -> None:
+                out.append(name)
+                self._sequence(value, out)
+
+            return encode_tuple
+        raise TypeError(f"cannot fingerprint a {name} for file reuse")
+
+    def _attrs_encoder(self, kind: type, name: str) -> _Encode:
+        declared = getattr(kind, "reuse_fields", None)
+        fields = (
+            tuple(declared)
+            if declared is not None
+            else tuple(f.name for f in attrs.fields(kind) if f.eq)
+        )
+        add = self.add
+
+        def encode(value: object, out: list[str]) -> None:
+            out.append(name)
+            for field in fields:
+                add(getattr(value, field), out)
+
+        if declared is None and kind not in _REMEMBERED:
+            return encode
+        memo = self._memo
+
+        def remembered(value: object, out: list[str]) -> None:
+            found = memo.get(id(value))
+            if found is None:
+                parts: list[str] = []
+                encode(value, parts)
+                found = memo[id(value)] = (value, _digest(parts))
+            out.append(found[1])
+
+        return remembered
+
+
+def _string(value: Any, out: list[str]) -> None:
+    out.append(value)
+
+
+def _atom(value: object, out: list[str]) -> None:
+    out.append(repr(value))
+
+
+def _text(value: object, out: list[str]) -> None:
+    out.append(str(value))
+
+
+def _skip(value: object, out: list[str]) -> None:
+    return None
+
+
+def _digest(parts: list[str]) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fingerprint(value: object) -> str:
+    """SHA-256 of ``value`` as ``==`` sees it (Note [File reuse])."""
+    return Fingerprints().of(value)
+
+
+def check_render(file: Deferred) -> None:
+    """Refuse a render function that could read values no key covers."""
+    render = file.render
+    if (
+        getattr(render, "__closure__", True) is not None
+        or "<" in getattr(render, "__qualname__", "<")
+        or getattr(render, "__self__", None) is not None
+    ):
+        raise TypeError(
+            f"{file.path}: a deferred file's render must be a module-level function "
+            f"(Note [File reuse]), not {render!r}"
+        )

@@ -1,0 +1,92 @@
+"""Per-file reuse's building blocks (Note [File reuse]): fingerprints and render rules."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import attrs
+import pytest
+
+from schemac.backends.reuse import Deferred, Fingerprints, check_render, fingerprint
+from schemac.diagnostics import Span
+from schemac.ir.native import Variant
+
+
+@attrs.frozen
+class _Node:
+    name: str
+    tags: frozenset[str]
+    span: Span | None = attrs.field(default=None, eq=False)
+
+
+@attrs.frozen
+class _View:
+    node: _Node
+    derived: str
+    reuse_fields = ("node",)
+
+
+def _render(context: object, inputs: object) -> str:
+    return f"{context}:{inputs}"
+
+
+def test_a_fingerprint_follows_equality() -> None:
+    a = _Node("add", frozenset({"core", "pointwise"}), Span("x.yaml", 1, 1, 1, 2))
+    b = _Node("add", frozenset({"pointwise", "core"}), Span("y.yaml", 9, 1, 9, 2))
+    assert a == b and fingerprint(a) == fingerprint(b)
+    assert fingerprint(a) != fingerprint(_Node("add", frozenset({"core"})))
+    assert fingerprint((Variant.function,)) != fingerprint((Variant.method,))
+    # A type-level distinction: a tuple and a list of the same items still differ
+    # from a different structure.
+    assert fingerprint(("a", "b")) != fingerprint(("ab",))
+
+
+def test_declared_reuse_fields_leave_out_derived_ones() -> None:
+    node = _Node("add", frozenset())
+    assert fingerprint(_View(node, "one")) == fingerprint(_View(node, "two"))
+    assert fingerprint(_View(node, "one")) != fingerprint(_View(_Node("sub", frozenset()), "one"))
+    # The run-level memo gives the same digests as a fresh computation.
+    memo = Fingerprints()
+    view = _View(node, "x")
+    assert memo.of(view) == memo.of(view) == fingerprint(view)
+
+
+def test_an_unknown_type_is_refused() -> None:
+    with pytest.raises(TypeError, match="cannot fingerprint"):
+        fingerprint({"a": 1})
+
+
+def test_fingerprints_do_not_depend_on_the_hash_seed() -> None:
+    code = (
+        "from schemac.backends.reuse import fingerprint;"
+        "print(fingerprint((frozenset({'a', 'b', 'c', 'd', 'e'}), frozenset({1, 2}))))"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
+    assert len(digests) == 1
+
+
+def test_a_render_must_be_a_module_level_function() -> None:
+    check_render(Deferred("a.h", _render, "in", "ctx"))
+    assert Deferred("a.h", _render, "in", "ctx").made().text == "ctx:in"
+    captured = "hidden"
+    with pytest.raises(TypeError, match="module-level"):
+        check_render(Deferred("a.h", lambda c, i: captured, "in"))
+
+    def local(context: object, inputs: object) -> str:
+        return captured
+
+    with pytest.raises(TypeError, match="module-level"):
+        check_render(Deferred("a.h", local, "in"))
+    with pytest.raises(TypeError, match="module-level"):
+        check_render(Deferred("a.h", "x".join, "in"))
