@@ -9,7 +9,13 @@ import sys
 import attrs
 import pytest
 
-from schemac.backends.reuse import Deferred, Fingerprints, check_render, fingerprint
+from schemac.backends.reuse import (
+    Deferred,
+    Fingerprints,
+    Unkeyable,
+    check_render,
+    fingerprint,
+)
 from schemac.diagnostics import Span
 from schemac.ir.native import Variant
 
@@ -51,6 +57,18 @@ def test_declared_reuse_fields_leave_out_derived_ones() -> None:
     memo = Fingerprints()
     view = _View(node, "x")
     assert memo.of(view) == memo.of(view) == fingerprint(view)
+
+
+def test_strings_cannot_imitate_other_values() -> None:
+    assert fingerprint(("None",)) != fingerprint((None,))
+    assert fingerprint(("1",)) != fingerprint((1,))
+    assert fingerprint((("a",),)) != fingerprint(("a",))
+    with pytest.raises(Unkeyable):
+        fingerprint(("a\x01None",))
+    with pytest.raises(Unkeyable):
+        fingerprint(("a\0b",))
+    file = Deferred("a.h", _render, ("a\0b",))
+    assert Fingerprints().local_key("backend", file) is None
 
 
 def test_an_unknown_type_is_refused() -> None:

@@ -121,8 +121,11 @@ class _Emission:
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
         if isinstance(file, Deferred):
             check_render(file)
-            if self.reuse is not None and self.reuse.keep(
-                target, file.path, self._fingerprints.local_key(backend, file)
+            key = None if self.reuse is None else self._fingerprints.local_key(backend, file)
+            if (
+                key is not None
+                and self.reuse is not None
+                and self.reuse.keep(target, file.path, key)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
                 if self.output.add(GeneratedFile(file.path, "", target, file.span)):

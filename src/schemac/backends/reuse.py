@@ -122,10 +122,14 @@ class Fingerprints:
         self.add(value, parts)
         return _digest(parts)
 
-    def local_key(self, backend: str, file: Deferred) -> str:
-        """The file's key within a run context: backend, render function, path, inputs."""
+    def local_key(self, backend: str, file: Deferred) -> str | None:
+        """The file's key within a run context (backend, render function, path,
+        inputs); None if its inputs cannot be keyed (the file is then rendered)."""
         render = f"{file.render.__module__}.{file.render.__qualname__}"
-        return _digest([backend, render, file.path, self.of(file.inputs)])
+        try:
+            return _digest([backend, render, file.path, self.of(file.inputs)])
+        except Unkeyable:
+            return None
 
     def add(self, value: object, out: list[str]) -> None:
         kind = type(value)
@@ -135,24 +139,27 @@ class Fingerprints:
         encoder(value, out)
 
     def _sequence(self, value: Any, out: list[str]) -> None:
-        out.append("(")
+        out.append("\x01(")
         add = self.add
         for item in value:
-            add(item, out)
-        out.append(")")
+            if type(item) is str:
+                out.append(item)
+            else:
+                add(item, out)
+        out.append("\x01)")
 
     def _set(self, value: Any, out: list[str]) -> None:
         encoded = []
         for item in value:
             inner: list[str] = []
             self.add(item, inner)
-            encoded.append("\x01".join(inner))
-        out.append("{")
+            encoded.append(_digest(inner))
+        out.append("\x01{")
         out.extend(sorted(encoded))
-        out.append("}")
+        out.append("\x01}")
 
     def _encoder_for(self, kind: type) -> _Encode:
-        name = f"{kind.__module__}.{kind.__qualname__}"
+        name = f"\x01{kind.__module__}.{kind.__qualname__}"
         if issubclass(kind, enum.Enum):
             return lambda value, out: out.append(f"{name}.{value.name}")
         if attrs.has(kind):
@@ -178,7 +185,14 @@ class Fingerprints:
         def encode(value: object, out: list[str]) -> None:
             out.append(name)
             for field in fields:
-                add(getattr(value, field), out)
+                item = getattr(value, field)
+                # The common leaves inline (most fields are strings, flags or None).
+                if type(item) is str:
+                    out.append(item)
+                elif item is None or type(item) is bool:
+                    out.append(f"\x01{item!r}")
+                else:
+                    add(item, out)
 
         if declared is None and kind not in _REMEMBERED:
             return encode
@@ -189,7 +203,7 @@ class Fingerprints:
             if found is None:
                 parts: list[str] = []
                 encode(value, parts)
-                found = memo[id(value)] = (value, _digest(parts))
+                found = memo[id(value)] = (value, "\x01#" + _digest(parts))
             out.append(found[1])
 
         return remembered
@@ -200,19 +214,31 @@ def _string(value: Any, out: list[str]) -> None:
 
 
 def _atom(value: object, out: list[str]) -> None:
-    out.append(repr(value))
+    out.append(f"\x01{value!r}")
 
 
 def _text(value: object, out: list[str]) -> None:
-    out.append(str(value))
+    out.append(str(value))  # parsed text: never a control character
 
 
 def _skip(value: object, out: list[str]) -> None:
     return None
 
 
+class Unkeyable(ValueError):
+    """A value whose text could be mistaken for the encoding's own markers."""
+
+
 def _digest(parts: list[str]) -> str:
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 of ``parts``: strings as they are, markers (structure, types, other
+    atoms, digests) starting with ``\\x01``, all joined by ``\\0``.  A string
+    holding either character could imitate a marker; such a value has no key."""
+    text = "\0".join(parts)
+    if text.count("\0") != len(parts) - 1 or text.count("\x01") != sum(
+        1 for part in parts if part[:1] == "\x01"
+    ):
+        raise Unkeyable("a string holds \\0 or \\x01")
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fingerprint(value: object) -> str:
