@@ -110,6 +110,26 @@ def test_the_noop_path_imports_no_compiler(toy: Path, tmp_path: Path) -> None:
     assert done.stdout.splitlines()[-1] == "0 []"
 
 
+@pytest.mark.parametrize("entry", ["python -m schemac", "console script"])
+def test_both_entry_points_take_the_noop_path(toy: Path, tmp_path: Path, entry: str) -> None:
+    """``python -m schemac compile`` and ``schemac compile`` both stop at the check
+    and leave OUT, its state included, untouched."""
+    if entry == "console script":
+        script = Path(sys.executable).with_name("schemac")
+        if not script.is_file():
+            pytest.skip("no console script beside this interpreter (package not installed)")
+        command = [str(script)]
+    else:
+        command = [sys.executable, "-m", "schemac"]
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out), "--time-passes"]
+    subprocess.run([*command, *argv], capture_output=True, check=True)
+    before = _stats(out)
+    again = subprocess.run([*command, *argv], capture_output=True, text=True, check=True)
+    assert "up-to-date check" in again.stderr
+    assert _stats(out) == before
+
+
 def test_a_second_full_run_with_the_same_key_keeps_the_state(toy: Path, tmp_path: Path) -> None:
     from schemac.cli import main
 
