@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import operator
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -225,6 +226,9 @@ def _skip(value: object, out: list[str]) -> None:
     return None
 
 
+_is_marker = operator.methodcaller("startswith", "\x01")
+
+
 class Unkeyable(ValueError):
     """A value whose text could be mistaken for the encoding's own markers."""
 
@@ -234,9 +238,7 @@ def _digest(parts: list[str]) -> str:
     atoms, digests) starting with ``\\x01``, all joined by ``\\0``.  A string
     holding either character could imitate a marker; such a value has no key."""
     text = "\0".join(parts)
-    if text.count("\0") != len(parts) - 1 or text.count("\x01") != sum(
-        1 for part in parts if part[:1] == "\x01"
-    ):
+    if text.count("\0") != len(parts) - 1 or text.count("\x01") != sum(map(_is_marker, parts)):
         raise Unkeyable("a string holds \\0 or \\x01")
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
