@@ -116,9 +116,14 @@ class _Emission:
         self.on_file = on_file
         self.reuse = reuse
         self.kept: list[tuple[str, str]] = []
+        # One per backend: what it remembers serves that backend's files only,
+        # and is garbage after it (a large memo slows every later collection).
+        self._backend = ""
         self._fingerprints = Fingerprints()
 
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
+        if backend != self._backend:
+            self._backend, self._fingerprints = backend, Fingerprints()
         if isinstance(file, Deferred):
             check_render(file)
             key = None if self.reuse is None else self._fingerprints.local_key(backend, file)
