@@ -126,11 +126,9 @@ class _Emission:
             self._backend, self._fingerprints = backend, Fingerprints()
         if isinstance(file, Deferred):
             check_render(file)
-            key = None if self.reuse is None else self._fingerprints.local_key(backend, file)
-            if (
-                key is not None
-                and self.reuse is not None
-                and self.reuse.keep(target, file.path, key)
+            reuse = self.reuse
+            if reuse is not None and reuse.keep(
+                target, file.path, self._fingerprints.local_key(backend, file)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
                 if self.output.add(GeneratedFile(file.path, "", target, file.span)):

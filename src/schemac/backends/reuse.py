@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import operator
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -123,14 +122,17 @@ class Fingerprints:
         self.add(value, parts)
         return _digest(parts)
 
-    def local_key(self, backend: str, file: Deferred) -> str | None:
-        """The file's key within a run context (backend, render function, path,
-        inputs); None if its inputs cannot be keyed (the file is then rendered)."""
+    def local_key(self, backend: str, file: Deferred) -> str:
+        """The file's key within a run context: backend, render function, path, inputs."""
         render = f"{file.render.__module__}.{file.render.__qualname__}"
-        try:
-            return _digest([backend, render, file.path, self.of(file.inputs)])
-        except Unkeyable:
-            return None
+        return _digest(
+            [
+                "\x01" + backend,
+                "\x01" + render,
+                f"{len(file.path)}:{file.path}",
+                self.of(file.inputs),
+            ]
+        )
 
     def add(self, value: object, out: list[str]) -> None:
         kind = type(value)
@@ -144,7 +146,7 @@ class Fingerprints:
         add = self.add
         for item in value:
             if type(item) is str:
-                out.append(item)
+                out.append(f"{len(item)}:{item}")
             else:
                 add(item, out)
         out.append("\x01)")
@@ -154,7 +156,7 @@ class Fingerprints:
         for item in value:
             inner: list[str] = []
             self.add(item, inner)
-            encoded.append(_digest(inner))
+            encoded.append("\x01#" + _digest(inner))
         out.append("\x01{")
         out.extend(sorted(encoded))
         out.append("\x01}")
@@ -189,7 +191,7 @@ class Fingerprints:
                 item = getattr(value, field)
                 # The common leaves inline (most fields are strings, flags or None).
                 if type(item) is str:
-                    out.append(item)
+                    out.append(f"{len(item)}:{item}")
                 elif item is None or type(item) is bool:
                     out.append(f"\x01{item!r}")
                 else:
@@ -211,7 +213,7 @@ class Fingerprints:
 
 
 def _string(value: Any, out: list[str]) -> None:
-    out.append(value)
+    out.append(f"{len(value)}:{value}")
 
 
 def _atom(value: object, out: list[str]) -> None:
@@ -219,28 +221,20 @@ def _atom(value: object, out: list[str]) -> None:
 
 
 def _text(value: object, out: list[str]) -> None:
-    out.append(str(value))  # parsed text: never a control character
+    _string(str(value), out)
 
 
 def _skip(value: object, out: list[str]) -> None:
     return None
 
 
-_is_marker = operator.methodcaller("startswith", "\x01")
-
-
-class Unkeyable(ValueError):
-    """A value whose text could be mistaken for the encoding's own markers."""
-
-
 def _digest(parts: list[str]) -> str:
-    """SHA-256 of ``parts``: strings as they are, markers (structure, types, other
-    atoms, digests) starting with ``\\x01``, all joined by ``\\0``.  A string
-    holding either character could imitate a marker; such a value has no key."""
-    text = "\0".join(parts)
-    if text.count("\0") != len(parts) - 1 or text.count("\x01") != sum(map(_is_marker, parts)):
-        raise Unkeyable("a string holds \\0 or \\x01")
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 of ``parts`` joined by ``\\0``.  Strings are length-prefixed
+    (``3:abc``); every other part (a marker of structure, a type name, a
+    non-string atom, a digest) starts with ``\\x01`` and holds no ``\\0``.  So
+    the text is read back unambiguously: no string can imitate another value,
+    whatever characters it holds."""
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def fingerprint(value: object) -> str:
