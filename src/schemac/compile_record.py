@@ -191,6 +191,9 @@ class Recording:
             for t, paths in self.reused.items()
             for p in paths
         ]
+        # What this run kept without writing must still be what the last one wrote.
+        records = {} if self._previous is None else self._previous.records()
+        kept = [p for p, _ in result.kept] + [p for ps in self.reused.values() for p in ps]
         return write_state(
             self.out_dir,
             self.key,
@@ -201,6 +204,7 @@ class Recording:
             auxiliary=[os.path.abspath(p) for p in auxiliary if p is not None],
             expected=_expected_bytes(by_path),
             units=units,
+            unchanged={p: records[p] for p in kept if p in records},
         )
 
 

@@ -325,3 +325,36 @@ def test_a_pending_commit_beside_out_is_never_a_noop(toy: Path, tmp_path: Path) 
     assert _is_noop(argv)
     (tmp_path / ".out.schemac-commit").mkdir()  # an interrupted commit's journal directory
     assert not _is_noop(argv)
+
+
+def test_a_kept_file_edited_while_the_compile_runs_is_not_trusted(
+    toy: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """A per-operator header kept after an edit (Note [File reuse]) but changed
+    before the state is written: no state vouches for it, the next run repairs it."""
+    from schemac.backends import driver
+
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out)[:-4], "-t", "headers", "-o", str(out)]
+    assert launcher.main(argv) == 0
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# a comment: every per-operator header is kept\n")
+    victim = out / "ATen" / "ops" / "blend.h"
+    assert victim.is_file()
+    commit = driver.commit
+
+    def commit_then_edit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = commit(*args, **kwargs)
+        assert ("ATen/ops/blend.h", "headers") in kwargs["kept"]
+        victim.write_text(victim.read_text() + "// edited meanwhile\n")
+        return report
+
+    monkeypatch.setattr(driver, "commit", commit_then_edit)
+    assert launcher.main(argv) == 0
+    monkeypatch.undo()
+    assert not _is_noop(argv)
+    cold = tmp_path / "cold"
+    assert launcher.main([*argv[:-1], str(cold)]) == 0
+    assert launcher.main(argv) == 0
+    capsys.readouterr()
+    assert _files(out) == _files(cold)

@@ -62,6 +62,11 @@ class Previous:
                     self.file_keys[path] = (fields[6], fields[7], record)
 
 
+    def records(self) -> dict[str, str]:
+        """path in OUT -> its ``out`` record, for every generated file."""
+        return {path: record for pairs in self.outputs.values() for record, path in pairs}
+
+
 def read_previous(out_dir: str, key: Callable[[], str]) -> Previous | None:
     body = read_body(out_dir, key)
     return None if body is None else Previous(body)

@@ -36,7 +36,7 @@ from schemac.rebuild.inputs import file_digest, listing_digest
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
 
 STATE_NAME = ".schemac-state"
@@ -64,6 +64,7 @@ def write_state(
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | None],
     units: dict[str, str] | None = None,
+    unchanged: Mapping[str, str] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -73,6 +74,9 @@ def write_state(
     is on disk, which someone may have changed already).  Nothing is
     recorded, and any older state removed, when a path cannot be written
     down or an input cannot be read: the next run is then a full one.
+    ``unchanged``: path -> the last state's ``out`` record of each file this
+    run kept without writing it; one that changed since (an edit while the
+    compile ran) is not recorded as kept: nothing is recorded.
     """
     import tempfile
 
@@ -91,6 +95,7 @@ def write_state(
             auxiliary,
             expected,
             units or {},
+            unchanged or {},
         )
         if body is None:
             os.close(handle)
@@ -118,6 +123,7 @@ def _body(
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | None],
     units: dict[str, str],
+    unchanged: Mapping[str, str],
 ) -> str | None:
     lines: list[str] = []
     for path in sorted(inputs):
@@ -139,6 +145,9 @@ def _body(
         try:
             size, mtime, ctime, inode = _stat_fields(os.stat(f"{root}/{relative}"))
         except OSError:
+            return None
+        before = unchanged.get(relative)
+        if before is not None and not before.startswith(f"out {size} {mtime} {ctime} {inode} "):
             return None
         digest = "-"
         if max(mtime, ctime) >= racy_from:
