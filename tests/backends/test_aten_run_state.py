@@ -15,6 +15,7 @@ import pytest
 
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.backends.reuse import rendered
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
@@ -50,7 +51,7 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> Module:
 
 def _emit(module: Module, options: EmitOptions) -> dict[str, str]:
     return {
-        f.path: f.text
+        f.path: rendered(f).text
         for entry in backends_for(options.target)
         for f in entry.load().emit(module, options)
     }

@@ -74,6 +74,11 @@ class Deferred:
         return GeneratedFile(self.path, self.render(self.context, self.inputs), span=self.span)
 
 
+def rendered(file: GeneratedFile | Deferred) -> GeneratedFile:
+    """``file`` with its text: a deferred one rendered (for callers that keep nothing)."""
+    return file.made() if isinstance(file, Deferred) else file
+
+
 class FileReuse(Protocol):
     """What the driver asks of a run that may keep files (``compile_record``)."""
 

@@ -32,7 +32,7 @@ from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.host_text import spliced_file
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
-from schemac.backends.reuse import Deferred
+from schemac.backends.reuse import Deferred, rendered
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
 from schemac.ir.module import Module
@@ -195,9 +195,7 @@ def emit_headers(
     module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
 ) -> tuple[GeneratedFile, ...]:
     """Every header (:func:`iter_headers`), rendered."""
-    return tuple(
-        f.made() if isinstance(f, Deferred) else f for f in iter_headers(module, state, profile)
-    )
+    return tuple(rendered(f) for f in iter_headers(module, state, profile))
 
 
 @attrs.frozen
