@@ -288,9 +288,10 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "-j",
         "--jobs",
         type=_jobs,
-        default=default_jobs(),
+        default=None,
         metavar="N",
-        help="processes to use: with 2 (the default on a machine with 2 or more cores) a "
+        help="processes to use: with 2 (the default on a machine with 2 or more cores, "
+        "unless the YAML has fewer than 256 functions) a "
         "helper process writes the files while the backends generate them (from the "
         "128th file on), passes that only some backends need (match-derivatives for -t "
         "python) run in a worker beside the other backends, and the autograd backend "
@@ -298,11 +299,6 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "The output is the same either way",
     )
     parser.set_defaults(handler=_compile, parser=parser)
-
-
-def default_jobs() -> int:
-    """What ``-j`` is when not given: 2 processes on a machine with 2 cores or more."""
-    return min(2, os.cpu_count() or 1)
 
 
 def _jobs(text: str) -> int:
