@@ -56,30 +56,46 @@ def test_a_stored_class_behaves_like_a_compiled_one(
             cls(1).x = 2  # type: ignore[misc]
 
 
+_DEFINE_IN_A_PROCESS = """
+import sys, attr._make, attrs
+from pathlib import Path
+from schemac.attrs_code import CodeCache, __future__
+cache = CodeCache(Path(sys.argv[1]), __future__.annotations.compiler_flag)
+def define():
+    @attrs.frozen
+    class Point:
+        x: int
+    return Point
+attr._make.compile = cache.compile
+cached = define()
+del attr._make.compile
+plain = define()
+assert hash(cached(5)) == hash(plain(5)) and hash(cached(5)) != hash(plain(6))
+cache.save()
+print(cache.added)
+"""
+
+
 def test_the_hash_seed_dependent_number_is_put_back(tmp_path: Path) -> None:
-    """``__hash__`` mixes in a per-process number; a hit must carry this process's."""
-    path = tmp_path / "code.marshal"
-    source = "def f():\n    return (-123456789012345, 77777777777777)\n"
-    first = CodeCache(path, FLAGS)
-    namespace: dict[str, object] = {}
-    exec(first.compile(source, "<t>", "exec"), namespace)
-    first.save()
-    other = source.replace("-123456789012345", "987654321098765").replace("777", "555")
-    second = CodeCache(path, FLAGS)
-    exec(second.compile(other, "<t>", "exec"), namespace)
-    assert second.added == 0
-    function = namespace["f"]
-    assert callable(function)
-    assert function() == (987654321098765, 55555555555577)
+    """``__hash__`` mixes in a number that changes with the hash seed: a process
+    with another seed reuses the stored code with its own number."""
+    added = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-c", _DEFINE_IN_A_PROCESS, str(tmp_path / "code.marshal")]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        added.append(done.stdout.strip())
+    assert added == ["1", "0"]
 
 
-def test_a_big_number_that_is_not_a_constant_is_compiled_directly(tmp_path: Path) -> None:
-    cache = CodeCache(tmp_path / "code.marshal", FLAGS)
-    source = "text = '123456789012345'\nnumber = 123456789012346\n"
+def test_a_number_that_is_not_only_the_constant_is_compiled_directly(tmp_path: Path) -> None:
+    filename = "<attrs generated methods tests.C>"
+    number = hash("<attrs generated hash tests.C>")
+    source = f"text = '{number}'\nvalue = {number}\n"
     namespace: dict[str, object] = {}
-    exec(cache.compile(source, "<t>", "exec"), namespace)
-    assert namespace["text"] == "123456789012345"
-    assert namespace["number"] == 123456789012346
+    exec(CodeCache(tmp_path / "code.marshal", FLAGS).compile(source, filename, "exec"), namespace)
+    assert namespace["text"] == str(number)
+    assert namespace["value"] == number
 
 
 def test_a_corrupt_store_is_ignored_and_rewritten(tmp_path: Path) -> None:

@@ -9,11 +9,12 @@ of the import time, the largest single part of an empty compile's floor.
 The source attrs generates for a class depends only on the class's
 definition, so the code objects can be kept like ``.pyc`` files are, with
 one exception: ``__hash__`` mixes in a per-class integer, the string hash of
-a name, which changes with ``PYTHONHASHSEED`` in every process.  Such
-integers (the only decimal literals of 12 or more digits attrs writes) are
-replaced by numbered stand-ins before the source is looked up, and the
-cached code gets this process's values back in its constants; a source
-whose stand-ins do not all come back as constants is compiled directly.
+a name derived from the class's, which changes with ``PYTHONHASHSEED`` in
+every process.  That number is replaced by a stand-in before the source is
+looked up, and the cached code gets this process's value back in its
+constants; a source where the number's text is not exactly one constant is
+compiled directly.  (Should attrs name things differently, the
+lookups of hashable classes just miss: slower, never wrong.)
 
 :func:`install` points attrs' ``compile`` at :class:`CodeCache`, which looks
 each (file name, source) pair up in one marshalled dict under schemac's cache
@@ -35,7 +36,6 @@ import __future__
 
 import builtins
 import hashlib
-import itertools
 import marshal
 import os
 import re
@@ -50,10 +50,18 @@ from schemac.cachedir import cache_subdir, content_key
 #: only grow as schemac's classes change).
 _MAX_ENTRIES = 4000
 _FORMAT = "schemac-attrs-code 2"
-#: An integer literal that may be a string hash (see the Note).
-_BIG_INT = re.compile(r"(?<![\w.])-?\d{12,}(?![\w.])")
-#: The first stand-in; no literal attrs writes is this one (all big ones are replaced).
-_STAND_IN = 0x5C4E_AC00_0000_0000
+#: What attrs names the methods of a class: ``<attrs generated methods
+#: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition.
+_METHODS_NAME = re.compile(r"<attrs generated methods (.*?)(?:-\d+)?>")
+#: Stands in for the type hash in the stored code.
+_STAND_IN = 0x5C4E_AC00_0000_0001
+
+
+def _type_hash(filename: str) -> int | None:
+    """The number attrs mixes into the ``__hash__`` of the class it compiles
+    ``filename`` for (the string hash of the name it gives that method)."""
+    match = _METHODS_NAME.fullmatch(filename)
+    return None if match is None else hash(f"<attrs generated hash {match[1]}>")
 
 
 class CodeCache:
@@ -71,11 +79,14 @@ class CodeCache:
         """Like the builtin (attrs calls ``compile(script, filename, "exec")``)."""
         if args or kwargs or not isinstance(source, str) or not isinstance(filename, str):
             return builtins.compile(source, filename, mode, *args, **kwargs)
-        numbers = [int(text) for text in _BIG_INT.findall(source)]
-        normal = source
-        if numbers:
-            counter = itertools.count(_STAND_IN)
-            normal = _BIG_INT.sub(lambda _: str(next(counter)), source)
+        number = _type_hash(filename)
+        if number is not None:
+            occurrences = source.count(str(number))
+            if occurrences > 1:  # not only the constant: no shortcut
+                return builtins.compile(source, filename, mode, self._flags, True)
+            if not occurrences:
+                number = None  # a class without a generated __hash__
+        normal = source if number is None else source.replace(str(number), str(_STAND_IN))
         key = hashlib.sha1(f"{mode}\0{filename}\0{normal}".encode(), usedforsecurity=False)
         digest = key.hexdigest()
         code = self._stored.get(digest)
@@ -83,11 +94,10 @@ class CodeCache:
             code = builtins.compile(normal, filename, mode, self._flags, True)
             self.added += 1
         self._used[digest] = code
-        if not numbers:
+        if number is None:
             return code
-        values = {_STAND_IN + index: number for index, number in enumerate(numbers)}
-        restored, found = _put_back(code, values)
-        if found != len(numbers):  # a stand-in that is not a constant: no shortcut
+        restored, found = _put_back(code, {_STAND_IN: number})
+        if found != 1:  # the text was not a constant after all
             return builtins.compile(source, filename, mode, self._flags, True)
         return restored
 
