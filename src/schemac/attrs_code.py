@@ -49,7 +49,7 @@ from schemac.cachedir import cache_subdir, content_key
 #: Entries above which a save keeps only this run's (the dict would otherwise
 #: only grow as schemac's classes change).
 _MAX_ENTRIES = 4000
-_FORMAT = "schemac-attrs-code 2"
+_FORMAT = "schemac-attrs-code 3"
 #: What attrs names the methods of a class: ``<attrs generated methods
 #: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition.
 _METHODS_NAME = re.compile(r"<attrs generated methods (.*?)(?:-\d+)?>")
@@ -71,8 +71,10 @@ class CodeCache:
         self.path = path
         #: The ``__future__`` flags attrs' own ``compile`` calls inherit from its module.
         self._flags = flags
-        self._stored: dict[str, types.CodeType] = _read(path)
-        self._used: dict[str, types.CodeType] = {}
+        #: Each entry marshalled on its own: a run unmarshals only the classes
+        #: it defines (``-t python`` needs a fraction of ``-t all``'s).
+        self._stored: dict[str, bytes] = _read(path)
+        self._used: dict[str, bytes] = {}
         self.added = 0
 
     def compile(self, source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
@@ -89,11 +91,13 @@ class CodeCache:
         normal = source if number is None else source.replace(str(number), str(_STAND_IN))
         key = hashlib.sha1(f"{mode}\0{filename}\0{normal}".encode(), usedforsecurity=False)
         digest = key.hexdigest()
-        code = self._stored.get(digest)
+        code = _code(self._stored.get(digest))
         if code is None:
             code = builtins.compile(normal, filename, mode, self._flags, True)
+            self._used[digest] = marshal.dumps(code)
             self.added += 1
-        self._used[digest] = code
+        else:
+            self._used[digest] = self._stored[digest]
         if number is None:
             return code
         restored, found = _put_back(code, {_STAND_IN: number})
@@ -137,14 +141,24 @@ def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeT
     return code.replace(co_consts=tuple(consts)), found
 
 
-def _read(path: Path) -> dict[str, types.CodeType]:
+def _read(path: Path) -> dict[str, bytes]:
     try:
         loaded = marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         return {}
     if not isinstance(loaded, dict):
         return {}
-    return {k: v for k, v in loaded.items() if isinstance(v, types.CodeType)}
+    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, bytes)}
+
+
+def _code(data: bytes | None) -> types.CodeType | None:
+    if data is None:
+        return None
+    try:
+        code = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
 
 
 def install() -> CodeCache | None:
