@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -37,7 +37,7 @@ def emit_targets(
     late: LateWork | None = None,
     parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
-    on_file: Callable[[GeneratedFile], None] | None = None,
+    on_file: Callable[[GeneratedFile], Iterable[str] | None] | None = None,
     profile: ReleaseProfile | None = None,
     warnings: list[Diagnostic] | None = None,
 ) -> tuple[GeneratedFile, ...]:
@@ -52,7 +52,9 @@ def emit_targets(
     while the other backends emit here, and without late work the backends
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
-    its path was accepted.  ``profile``: the target release's (the reference
+    its path was accepted, and may return the paths of files whose bytes it
+    now holds: those come back without their text (Note [Texts handed
+    over]).  ``profile``: the target release's (the reference
     release's when not given).  ``warnings``, if given, receives what the late
     passes warned about in the worker (in one process they go to the passes'
     own context).
@@ -84,7 +86,7 @@ def emit_targets(
         done = worker.result()
         for file in done.files:
             if output.add(file) and on_file is not None:
-                on_file(file)
+                _forget(output, on_file(file))
         if timings is not None:
             timings.extend(done.timings)
         if warnings is not None:
@@ -99,7 +101,7 @@ def _emit_here(
     parallel: bool,
     output: OutputSet,
     timings: list[tuple[str, float]] | None,
-    on_file: Callable[[GeneratedFile], None] | None,
+    on_file: Callable[[GeneratedFile], Iterable[str] | None] | None,
     profile: ReleaseProfile,
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
@@ -114,7 +116,7 @@ def _emit_here(
                 # Direct construction: attrs.evolve introspects the fields per call.
                 stamped = GeneratedFile(file.path, file.text, target, file.span)
                 if output.add(stamped) and on_file is not None:
-                    on_file(stamped)
+                    _forget(output, on_file(stamped))
         if timings is not None and entries:
             timings.append((target, time.perf_counter() - start))
 
@@ -139,6 +141,18 @@ def effective_jobs(jobs: int | None, module: Module) -> int:
     return min(2, os.cpu_count() or 1)
 
 
+def _forget(output: OutputSet, handed: Iterable[str] | None) -> None:
+    """Note [Texts handed over]: with ``-j 2`` the staging helper holds every
+    file's bytes once it has started, and compares and writes them itself;
+    what the commit needs of a file after that is its path and target, and
+    the no-op record its digest, which the helper sends back
+    (:attr:`~.output.staging.Staged.digests`).  Keeping the texts until the
+    commit was the largest part of the peak memory of a compile (20 MiB of
+    ``-t headers``' ~100), so they are dropped as soon as the helper has them."""
+    for path in handed or ():
+        output.forget_text(path)
+
+
 def compiler_files() -> list[str]:
     """schemac's own sources, templates and grammar: outputs depend on them too.
 
@@ -158,6 +172,9 @@ class CompileResult:
     timings: tuple[tuple[str, float], ...] = ()
     #: Warnings of passes that ran in a worker process (Note [Late work]).
     warnings: tuple[Diagnostic, ...] = ()
+    #: path -> SHA-256 of the bytes of the files a staging helper wrote or found
+    #: unchanged: their ``files`` entries have no text (Note [Texts handed over]).
+    digests: Mapping[str, str] = attrs.field(factory=dict)
 
     def format_timings(self) -> str:
         width = max((len(name) for name, _ in self.timings), default=5)
@@ -274,7 +291,8 @@ def _compile_locked(
         files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
     )
     timings.append(("write", time.perf_counter() - start))
-    result = CompileResult(files, report, tuple(timings), tuple(warnings))
+    digests = {} if staged is None else staged.digests
+    result = CompileResult(files, report, tuple(timings), tuple(warnings), digests)
     if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]

@@ -127,6 +127,14 @@ class OutputSet:
         self._by_folded_path[folded] = file
         return True
 
+    def forget_text(self, path: str) -> None:
+        """Keep only the path, target and span of ``path``'s file: its bytes are
+        held elsewhere now (a staging helper's; see :mod:`.background`)."""
+        file = self._by_path[path]
+        bare = GeneratedFile(file.path, "", file.target, file.span)
+        self._by_path[path] = bare
+        self._by_folded_path[path.casefold()] = bare
+
     def add_all(self, files: Iterable[GeneratedFile]) -> None:
         for file in files:
             self.add(file)
