@@ -27,6 +27,9 @@ from schemac.version import version as schemac_version
 #: escaping in Makefiles, CMake lists and shells.
 _COMPONENT = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
 
+#: A whole path of such components: what nearly every path is, checked in one match.
+_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.+-]*/)*[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+
 #: Longest path accepted; well under every file system's and Windows' limits.
 _MAX_PATH_LENGTH = 200
 
@@ -61,6 +64,8 @@ class GeneratedFile:
 
 def check_output_path(path: str) -> str | None:
     """Why ``path`` may not be an output path, or None if it may."""
+    if len(path) <= _MAX_PATH_LENGTH and _PATH.fullmatch(path) and path not in RESERVED_NAMES:
+        return None  # one regex match instead of one per component (7,700 paths a run)
     if not path:
         return "the path is empty"
     if len(path) > _MAX_PATH_LENGTH:
