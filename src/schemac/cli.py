@@ -358,14 +358,17 @@ def _compile_recorded(
     args: argparse.Namespace, targets: Sequence[str], recording: Recording | None
 ) -> int:
     from schemac.backends.driver import compile_to_directory
+    from schemac.backends.registry import target_reads
     from schemac.compile_plan import split_late_work
 
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
     backend = BackendInput.read(args.backend, args.impl_path)
     with backend.reported_together():
-        # The backend's files read neither derivatives nor deprecated signatures.
-        module = load_inputs(args, target, autograd_files=targets != ("backend",))
+        # Torch's derivatives and deprecated signatures only for targets that
+        # read them (not the backend's files or -t headers: ~0.07 s of loading).
+        autograd = any(target_reads(t) & {"derivatives", "deprecated"} for t in targets)
+        module = load_inputs(args, target, autograd_files=autograd)
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:
             # Targets whose inputs did not change keep their files: Note [Target reuse].
