@@ -288,9 +288,10 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "-j",
         "--jobs",
         type=_jobs,
-        default=default_jobs(),
+        default=None,
         metavar="N",
-        help="processes to use: with 2 (the default on a machine with 2 or more cores) a "
+        help="processes to use: with 2 (the default on a machine with 2 or more cores, "
+        "unless the YAML has fewer than 256 functions) a "
         "helper process writes the files while the backends generate them (from the "
         "128th file on), passes that only some backends need (match-derivatives for -t "
         "python) run in a worker beside the other backends, and the autograd backend "
@@ -298,11 +299,6 @@ def _register_compile(subparsers: argparse._SubParsersAction) -> None:  # type: 
         "The output is the same either way",
     )
     parser.set_defaults(handler=_compile, parser=parser)
-
-
-def default_jobs() -> int:
-    """What ``-j`` is when not given: 2 processes on a machine with 2 cores or more."""
-    return min(2, os.cpu_count() or 1)
 
 
 def _jobs(text: str) -> int:
@@ -362,14 +358,17 @@ def _compile_recorded(
     args: argparse.Namespace, targets: Sequence[str], recording: Recording | None
 ) -> int:
     from schemac.backends.driver import compile_to_directory
+    from schemac.backends.registry import target_reads
     from schemac.compile_plan import split_late_work
 
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
     backend = BackendInput.read(args.backend, args.impl_path)
     with backend.reported_together():
-        # The backend's files read neither derivatives nor deprecated signatures.
-        module = load_inputs(args, target, autograd_files=targets != ("backend",))
+        # Torch's derivatives and deprecated signatures only for targets that
+        # read them (not the backend's files or -t headers: ~0.07 s of loading).
+        autograd = any(target_reads(t) & {"derivatives", "deprecated"} for t in targets)
+        module = load_inputs(args, target, autograd_files=autograd)
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:
             # Targets whose inputs did not change keep their files: Note [Target reuse].

@@ -62,7 +62,7 @@ def write_state(
     generated: Iterable[tuple[str, str, str]],
     bookkeeping: Iterable[str],
     auxiliary: Iterable[str],
-    expected: Callable[[str], bytes | None],
+    expected: Callable[[str], bytes | str | None],
     units: dict[str, str] | None = None,
     unchanged: Mapping[str, str] | None = None,
 ) -> bool:
@@ -70,8 +70,9 @@ def write_state(
 
     ``generated`` are (path in OUT, target, file key or "") triples, ``bookkeeping`` paths in
     OUT; ``units`` each target's reuse key; ``expected(path)`` gives
-    a generated file's intended bytes (hashed for racy files instead of what
-    is on disk, which someone may have changed already).  Nothing is
+    a generated file's intended bytes, or their SHA-256 in hex (hashed for
+    racy files instead of what is on disk, which someone may have changed
+    already).  Nothing is
     recorded, and any older state removed, when a path cannot be written
     down or an input cannot be read: the next run is then a full one.
     ``unchanged``: path -> the last state's ``out`` record of each file this
@@ -121,7 +122,7 @@ def _body(
     directories: Iterable[str],
     outputs: list[tuple[str, str, str]],
     auxiliary: Iterable[str],
-    expected: Callable[[str], bytes | None],
+    expected: Callable[[str], bytes | str | None],
     units: dict[str, str],
     unchanged: Mapping[str, str],
 ) -> str | None:
@@ -152,11 +153,12 @@ def _body(
         digest = "-"
         if max(mtime, ctime) >= racy_from:
             data = expected(relative) if target else None
-            digest = (
-                hashlib.sha256(data).hexdigest()
-                if data is not None
-                else file_digest(f"{root}/{relative}") or "?"
-            )
+            if isinstance(data, str):
+                digest = data
+            elif data is not None:
+                digest = hashlib.sha256(data).hexdigest()
+            else:
+                digest = file_digest(f"{root}/{relative}") or "?"
         lines.append(
             f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'} {file_key or '-'}"
             f"\t{relative}\n"
