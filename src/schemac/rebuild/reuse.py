@@ -61,7 +61,6 @@ class Previous:
                 if fields[7] != "-":
                     self.file_keys[path] = (fields[6], fields[7], record)
 
-
     def records(self) -> dict[str, str]:
         """path in OUT -> its ``out`` record, for every generated file."""
         return {path: record for pairs in self.outputs.values() for record, path in pairs}
