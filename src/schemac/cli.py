@@ -29,6 +29,13 @@ from schemac.cli_backend import (
     coverage_command,
     register_backend_init_command,
 )
+from schemac.cli_inputs import (
+    add_input_arguments,
+    checked_module,
+    input_usage_error,
+    load_inputs,
+    load_inputs_partially,
+)
 from schemac.cli_paths import output_paths_problem
 from schemac.cli_pipeline import (
     AFTER_LOAD,
@@ -39,8 +46,6 @@ from schemac.cli_pipeline import (
     run_requested_passes,
 )
 from schemac.cli_release import (
-    TargetRelease,
-    add_release_arguments,
     release_usage_error,
     report_warnings,
     target_release,
@@ -54,7 +59,6 @@ from schemac.diagnostics import (
     printable,
     render_all,
 )
-from schemac.frontend.loader import host_root_of, load_module, torch_yaml_paths
 from schemac.ir.module import Module
 from schemac.ir.printer import module_to_json, module_to_text, select_functions
 from schemac.ir.resolved_printer import resolved_to_json, resolved_to_text, select_resolved
@@ -64,68 +68,6 @@ if TYPE_CHECKING:
     from schemac.compile_record import Recording
 
 Handler = Callable[[argparse.Namespace], int]
-
-
-# -- shared options ------------------------------------------------------------
-def add_input_arguments(parser: argparse.ArgumentParser) -> None:
-    """The YAML inputs every command that loads a module takes."""
-    parser.add_argument(
-        "native_functions",
-        metavar="NATIVE_YAML",
-        nargs="?",
-        type=Path,
-        help="native_functions.yaml to load (omit with --torch)",
-    )
-    parser.add_argument("--tags", type=Path, help="tags.yaml: the tags that entries may use")
-    parser.add_argument(
-        "--derivatives", type=Path, help="derivatives.yaml: autograd formulas to load and check"
-    )
-    parser.add_argument(
-        "--deprecated", type=Path, help="deprecated.yaml: deprecated Python signatures"
-    )
-    parser.add_argument(
-        "--torch",
-        action="store_true",
-        help="use the YAML files of the installed torch package; "
-        "paths given explicitly replace the corresponding file",
-    )
-    parser.add_argument(
-        "--host-templates",
-        type=Path,
-        metavar="DIR",
-        help="PyTorch's template folders to splice generated code into (torchgen's "
-        "'packaged' folder, or a PyTorch checkout); default with --torch: that torch's",
-    )
-    add_release_arguments(parser)
-
-
-def load_inputs(
-    args: argparse.Namespace, target: TargetRelease, *, autograd_files: bool = True
-) -> Module:
-    """The module named by :func:`add_input_arguments`' options, for ``target``.
-
-    ``autograd_files=False``: with ``--torch``, leave torch's derivatives and
-    deprecated signatures out unless named (outputs that never read them).
-    """
-    native, tags = args.native_functions, args.tags
-    derivatives, deprecated = args.derivatives, args.deprecated
-    host = args.host_templates
-    if args.torch:
-        paths = torch_yaml_paths()
-        native = native or paths.native_functions
-        tags = tags or paths.tags
-        if autograd_files:
-            derivatives = derivatives or paths.derivatives
-            deprecated = deprecated or paths.deprecated
-        host = host or host_root_of(paths.native_functions)
-    return load_module(
-        native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
-    )
-
-
-def _require_input(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    if args.native_functions is None and not args.torch:
-        parser.error("give NATIVE_YAML or --torch")
 
 
 # -- check -----------------------------------------------------------------------
@@ -144,14 +86,20 @@ def _register_check(subparsers: argparse._SubParsersAction) -> None:  # type: ig
 
 def _check(args: argparse.Namespace) -> int:
     target = target_release(args)
-    module = load_inputs(args, target)
+    load = load_inputs_partially(args, target)
     # What compile would reject must fail check too: the passes' consistency
-    # checks, then the names and defaults that must become C++.
+    # checks, then the names and defaults that must become C++; with the
+    # load's errors, all in one run (Note [Every error in one run]).
     context = target.pass_context()
-    resolved = PassManager.default().run(context, module).module
-    problems = cpp_name_diagnostics(resolved)
-    if problems:
-        raise InputError([*problems, *context.warnings])
+    try:
+        checked_module(
+            load,
+            lambda module: PassManager.default().run(context, module).module,
+            names=cpp_name_diagnostics,
+        )
+    except SchemacError as error:
+        raise InputError([*error.diagnostics, *context.warnings]) from None
+    module = load.module
     print(
         f"ok: {len(module.functions)} functions, {len(module.tags)} tags, "
         f"{len(module.derivatives)} derivative entries, "
@@ -196,7 +144,8 @@ def _dump_ir(args: argparse.Namespace) -> int:
         return 2
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
-    module = run_requested_passes(args, load_inputs(args, target), context)
+    load = load_inputs_partially(args, target)
+    module = checked_module(load, lambda loaded: run_requested_passes(args, loaded, context))
     unknown = _unknown_operators(module, args.op)
     if unknown is not None:
         sys.stderr.write(f"schemac dump-ir: error: {printable(unknown)}\n")
@@ -369,7 +318,11 @@ def _compile_recorded(
     backend = BackendInput.read(args.backend, args.impl_path)
     with backend.reported_together():
         # The backend's files read neither derivatives nor deprecated signatures.
-        module = load_inputs(args, target, autograd_files=targets != ("backend",))
+        load = load_inputs_partially(args, target, autograd_files=targets != ("backend",))
+        if load.failed:  # the passes' errors join the load's: Note [Every error in one run]
+            full = compile_pass_manager(targets, args.select)
+            checked_module(load, lambda m: full.run(context, m).module, names=cpp_name_diagnostics)
+        module = load.module
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:
             # Targets whose inputs did not change keep their files: Note [Target reuse].
@@ -379,7 +332,11 @@ def _compile_recorded(
         manager, late = split_late_work(
             compile_pass_manager(targets, args.select), targets, context
         )
-        pipeline = manager.run(context, module)
+        try:
+            pipeline = manager.run(context, module)
+        except SchemacError as error:  # reported as check reports it
+            checked_module(load, lambda m: m, names=cpp_name_diagnostics, failure=error)
+            raise
     module = backend.attached_to(pipeline.module)
     try:
         result = compile_to_directory(
@@ -540,8 +497,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         if hasattr(args, "native_functions"):
-            _require_input(args.parser, args)
-            problem = release_usage_error(args)
+            problem = input_usage_error(args) or release_usage_error(args)
             if problem is not None:
                 args.parser.error(problem)
     except SystemExit as exit_:

@@ -177,12 +177,12 @@ def test_dump_ir_of_an_unknown_operator_is_an_error() -> None:
 
 
 def test_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    import schemac.cli
+    import schemac.cli_inputs
 
-    def exhausted(*args: object) -> object:
+    def exhausted(*args: object, **kwargs: object) -> object:
         raise MemoryError
 
-    monkeypatch.setattr(schemac.cli, "load_inputs", exhausted)
+    monkeypatch.setattr(schemac.cli_inputs, "load_module_partially", exhausted)
     code, err = _run(["check", str(TOYOPS / "native_functions.yaml")])
     assert (code, err) == (1, "schemac: error: out of memory\n")
 

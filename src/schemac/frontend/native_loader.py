@@ -20,6 +20,7 @@ import attrs
 
 from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
+from schemac.frontend.failed_entries import FailedEntries
 from schemac.frontend.field_values import (
     read_category_override,
     read_python_module,
@@ -71,18 +72,30 @@ def load_native_functions(
     parser: SchemaParser,
     valid_tags: frozenset[str] | None,
     sink: DiagnosticSink,
+    failed: FailedEntries | None = None,
 ) -> tuple[NativeFunction, ...]:
+    """Every entry that loaded; ``failed`` learns the names of those that did not.
+
+    An entry with an error in a field other than ``func`` is returned too
+    (with that field's default): ``failed`` then learns of it from the
+    error's position (:meth:`FailedEntries.add_functions_with_errors`).
+    """
+    errors_before = len(sink.diagnostics)
     entries = top_level_entries(
         doc,
         sink,
         "native function entries",
         "an entry looks like '- func: name(Tensor self) -> Tensor'",
     )
+    if failed is not None and len(sink.diagnostics) > errors_before:
+        failed.unnamed = True  # an item that is not a mapping
     functions: list[NativeFunction] = []
     first_line: dict[str, int] = {}
     for node in entries:
         function = _load_entry(doc.file, node, parser, valid_tags, sink)
         if function is None:
+            if failed is not None:
+                failed.add_schema_text(_schema_text(node))
             continue
         key = f"{function.namespace}::{function.name}"
         if key in first_line:
@@ -95,6 +108,14 @@ def load_native_functions(
         first_line[key] = function.span.line
         functions.append(function)
     return tuple(functions)
+
+
+def _schema_text(node: MappingNode) -> str | None:
+    """The ``func:`` text of an entry, if it is a string."""
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and key.value == "func":
+            return value.value if isinstance(value, ScalarNode) else None
+    return None
 
 
 #: How each key's value is read; a key the entry does not have keeps the
