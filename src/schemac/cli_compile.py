@@ -187,6 +187,7 @@ def _compile_recorded(
             late=late,
             notify=_tell,
             profile=target.profile,
+            werror=target.werror,
         )
         if recording is not None:
             recording.finish(

@@ -39,6 +39,7 @@ def emit_targets(
     on_file: Callable[[GeneratedFile], None] | None = None,
     profile: ReleaseProfile | None = None,
     warnings: list[Diagnostic] | None = None,
+    werror: bool = False,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -52,9 +53,10 @@ def emit_targets(
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
     its path was accepted.  ``profile``: the target release's (the reference
-    release's when not given).  ``warnings``, if given, receives what the late
-    passes warned about in the worker (in one process they go to the passes'
-    own context).
+    release's when not given).  ``warnings``, if given, receives what the
+    backends warned about (``EmitOptions.finish``; errors with ``werror``) and
+    what the late passes warned about in the worker (in one process they go to
+    the passes' own context).
     """
     profile = reference_profile() if profile is None else profile
     if late is not None and not (parallel and can_fork()):
@@ -68,7 +70,8 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
-        _emit_here(module, targets, late, split, output, timings, on_file, profile)
+        log: list[Diagnostic] = []
+        _emit_here(module, targets, late, split, output, timings, on_file, profile, werror, log)
     except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
@@ -88,6 +91,8 @@ def emit_targets(
             timings.extend(done.timings)
         if warnings is not None:
             warnings.extend(done.warnings)
+    if warnings is not None:
+        warnings.extend(log)
     return output.files()
 
 
@@ -100,13 +105,22 @@ def _emit_here(
     timings: list[tuple[str, float]] | None,
     on_file: Callable[[GeneratedFile], None] | None,
     profile: ReleaseProfile,
+    werror: bool,
+    log: list[Diagnostic],
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo, parallel=parallel, profile=profile)
+        options = EmitOptions(
+            target=target,
+            memo=memo,
+            parallel=parallel,
+            profile=profile,
+            werror=werror,
+            warnings=log,
+        )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
@@ -160,6 +174,7 @@ def compile_to_directory(
     before_commit: Callable[[], None] | None = None,
     after_commit: Callable[[CompileResult], None] | None = None,
     profile: ReleaseProfile | None = None,
+    werror: bool = False,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -186,7 +201,17 @@ def compile_to_directory(
     """
     if dry_run:
         return _compile_locked(
-            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late, profile
+            module,
+            targets,
+            out_dir,
+            True,
+            depfile,
+            outputs_list,
+            extra_inputs,
+            jobs,
+            late,
+            profile,
+            werror,
         )
     with output_lock(out_dir, notify):
         message = recover(str(out_dir))
@@ -205,6 +230,7 @@ def compile_to_directory(
             jobs,
             late,
             profile,
+            werror,
         )
         if after_commit is not None:
             after_commit(result)
@@ -222,6 +248,7 @@ def _compile_locked(
     jobs: int,
     late: LateWork | None,
     profile: ReleaseProfile | None,
+    werror: bool = False,
 ) -> CompileResult:
     timings: list[tuple[str, float]] = []
     warnings: list[Diagnostic] = []
@@ -236,6 +263,7 @@ def _compile_locked(
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
             profile=profile,
             warnings=warnings,
+            werror=werror,
         )
         if not dry_run:
             sources = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
