@@ -8,7 +8,8 @@ An entry with an error is left out *with its whole family* (every operator of
 its base name: ``foo``, ``foo_``, ``foo.out``, ``_foo_functional``) and with
 the derivative entries of that family: the passes would otherwise report the
 family's missing member, a delegate that does not exist or a derivative for
-no operator, each a consequence of the error already shown.  A failed tag
+no operator, each a consequence of the error already shown.  An in-place or
+mutable variant whose schema parsed is left out alone: nothing refers to it.  A failed tag
 definition is likewise taken as known, so entries that use it are not told
 it is unknown.
 
@@ -28,11 +29,14 @@ import attrs
 from schemac.diagnostics import Diagnostic
 from schemac.ir.names import FUNCTIONAL_SUFFIX, OperatorName
 from schemac.ir.native import NativeFunction
+from schemac.ir.schema import SchemaKind
 
 # The name before the argument list of a schema that did not parse:
 # ``ns::name.overload(`` (the namespace and overload are optional).
 _LEADING_NAME = re.compile(r"\s*(?:\w+::)?(\w+)(?:\.\w*)?\s*\(")
 _DUNDER = re.compile(r"__(\w+)__")
+#: Variants nothing else refers to (Note [Every error in one run]).
+_LEAF_KINDS = frozenset({SchemaKind.inplace, SchemaKind.mutable})
 
 
 def family_base(name: OperatorName) -> str:
@@ -62,6 +66,8 @@ class FailedEntries:
 
     def __init__(self) -> None:
         self.families: set[str] = set()
+        #: Operators left out alone (:meth:`add_function`).
+        self.names: set[OperatorName] = set()
         self.tags: set[str] = set()
         #: An entry failed whose name could not be read: what depends on it is unknown.
         self.unnamed = False
@@ -85,10 +91,22 @@ class FailedEntries:
                 continue
             at = bisect.bisect_right(starts, error.span.line) - 1
             if at >= 0 and spans[at][1] >= error.span.line:
-                self.families.add(family_base(functions[spans[at][2]].func.name))
+                self.add_function(functions[spans[at][2]])
+
+    def add_function(self, function: NativeFunction) -> None:
+        """Leave out ``function``'s family; or only itself, if nothing depends on it.
+
+        An in-place or mutable variant is no other entry's delegate, its
+        family's anchor nor a derivative entry's operator: without it the
+        family stays whole, so the passes still check its other members.
+        """
+        if function.func.kind() in _LEAF_KINDS:
+            self.names.add(function.func.name)
+        else:
+            self.families.add(family_base(function.func.name))
 
     def is_failed(self, name: OperatorName) -> bool:
-        return family_base(name) in self.families
+        return name in self.names or family_base(name) in self.families
 
     def without_failed(self, functions: Sequence[NativeFunction]) -> tuple[NativeFunction, ...]:
         """``functions`` less the failed families, and less the failed tags they carry."""
