@@ -199,12 +199,13 @@ def compile_to_directory(
     ``after_commit`` run under that lock, right after recovery and after the
     depfile (bookkeeping kept in step with OUT, such as a no-op fingerprint).
     """
-    if dry_run:
+
+    def compile_locked(dry: bool) -> CompileResult:
         return _compile_locked(
             module,
             targets,
             out_dir,
-            True,
+            dry,
             depfile,
             outputs_list,
             extra_inputs,
@@ -213,25 +214,16 @@ def compile_to_directory(
             profile,
             werror,
         )
+
+    if dry_run:
+        return compile_locked(True)
     with output_lock(out_dir, notify):
         message = recover(str(out_dir))
         if message is not None and notify is not None:
             notify(message)
         if before_commit is not None:
             before_commit()
-        result = _compile_locked(
-            module,
-            targets,
-            out_dir,
-            False,
-            depfile,
-            outputs_list,
-            extra_inputs,
-            jobs,
-            late,
-            profile,
-            werror,
-        )
+        result = compile_locked(False)
         if after_commit is not None:
             after_commit(result)
         return result
