@@ -21,6 +21,7 @@ from schemac.cli_inputs import add_input_arguments, checked_module, load_inputs_
 from schemac.cli_release import target_release
 from schemac.diagnostics import Diagnostic, InputError, SchemacError
 from schemac.frontend.backend_loader import read_backend_yaml
+from schemac.frontend.loader import LoadResult
 from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.module import Module
 
@@ -85,6 +86,22 @@ class BackendInput:
             if not self.problems:
                 raise
             raise InputError([*error.diagnostics, *self.problems]) from None
+
+    def binding_problems(self, module: Module, load: LoadResult) -> list[Diagnostic]:
+        """What binding finds against the passes' module of a load that failed.
+
+        Operators of entries the load left out are missing from ``module``:
+        what the backend YAML says of them is not reported (it follows from
+        the load's own error).
+        """
+        if self.spec is None:
+            return []
+        from schemac.backends.backend_stubs.bind import bind_backend
+
+        _, found = bind_backend(module, self.spec)
+        listed = (*self.spec.supported, *self.spec.autograd, *self.spec.symint)
+        hidden = {op.span for op in listed if load.left_out(op.name)}
+        return [d for d in found if d.span not in hidden]
 
     def attached_to(self, module: Module) -> Module:
         """``module`` carrying the backend (unchanged without ``--backend``)."""

@@ -17,11 +17,16 @@ from typing import TYPE_CHECKING
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_backend import BackendInput, add_backend_arguments, compile_targets
 from schemac.cli_command import Subcommand
-from schemac.cli_inputs import add_input_arguments, checked_module, load_inputs_partially
+from schemac.cli_inputs import (
+    add_input_arguments,
+    checked_module,
+    every_problem,
+    load_inputs_partially,
+)
 from schemac.cli_paths import output_path, output_paths_problem
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.cli_release import report_warnings, target_release
-from schemac.diagnostics import SchemacError, printable
+from schemac.diagnostics import InputError, SchemacError, printable
 
 if TYPE_CHECKING:
     from schemac.compile_record import Recording
@@ -157,7 +162,12 @@ def _compile_recorded(
         load = load_inputs_partially(args, target, autograd_files=targets != ("backend",))
         if load.failed:  # the passes' errors join the load's: Note [Every error in one run]
             full = compile_pass_manager(targets, args.select)
-            checked_module(load, lambda m: full.run(context, m).module, names=cpp_name_diagnostics)
+            resolved, problems = every_problem(
+                load, lambda m: full.run(context, m).module, names=cpp_name_diagnostics
+            )
+            if resolved is not None:
+                problems += backend.binding_problems(resolved, load)
+            raise InputError(problems)
         module = load.module
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:

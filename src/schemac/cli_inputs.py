@@ -112,6 +112,21 @@ def checked_module(
     fail, of the loaded one), such as the C++ names ``compile`` refuses.
     ``failure``: the passes failed already with this error; they are not run again.
     """
+    resolved, problems = every_problem(load, run_passes, names=names, failure=failure)
+    if any(p.is_error for p in problems) or resolved is None:
+        raise InputError(problems)
+    return resolved
+
+
+def every_problem(
+    load: LoadResult,
+    run_passes: Callable[[Module], Module],
+    *,
+    names: Names | None = None,
+    failure: SchemacError | None = None,
+) -> tuple[Module | None, list[Diagnostic]]:
+    """:func:`checked_module`'s findings, not raised: the passes' module (None if they
+    failed or could not run) and every diagnostic."""
     problems: list[Diagnostic] = list(load.diagnostics)
     resolved: Module | None = None
     if failure is not None:
@@ -127,8 +142,5 @@ def checked_module(
             if not load.failed:
                 raise
     if names is not None and load.passes_may_run:
-        found = names(resolved if resolved is not None else load.module)
-        problems.extend(found)
-    if any(p.is_error for p in problems) or resolved is None:
-        raise InputError(problems)
-    return resolved
+        problems.extend(names(resolved if resolved is not None else load.module))
+    return resolved, problems

@@ -278,3 +278,32 @@ def test_backend_yaml_problems_join_load_and_pass_errors(tmp_path: Path) -> None
         ("native_functions.yaml", *_position(paths["native_functions.yaml"], ",, Scalar")),
     ], err
     assert not out.exists()
+
+
+def test_backend_yaml_naming_an_unknown_operator_beside_a_load_error(tmp_path: Path) -> None:
+    """Binding is checked against what loaded; the operator whose entry failed is not 'unknown'."""
+    paths = _library(
+        tmp_path,
+        {
+            "native_functions.yaml": [
+                (
+                    "scale_twice(Tensor self, Scalar factor)",
+                    "scale_twice(Tensor self,, Scalar factor)",
+                )
+            ]
+        },
+    )
+    backend = tmp_path / "backend.yaml"
+    backend.write_text(
+        "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- scale\n- scale_twice\n- nope\n"
+    )
+    native, tags = str(paths["native_functions.yaml"]), str(paths["tags.yaml"])
+    out = tmp_path / "out"
+    code, err = _run(["compile", native, "--tags", tags, "--backend", str(backend), "-o", str(out)])
+    assert code == 1
+    assert [(f[0], f[1], f[2]) for f in _errors(err)] == [
+        ("backend.yaml", 6, 3),
+        ("native_functions.yaml", *_position(paths["native_functions.yaml"], ",, Scalar")),
+    ], err
+    assert "'nope' in 'supported' is not an operator" in err
+    assert not out.exists()

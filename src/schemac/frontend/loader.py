@@ -19,7 +19,7 @@ import attrs
 from schemac.diagnostics import Diagnostic, DiagnosticSink, InputError
 from schemac.frontend.deprecated_loader import load_deprecated
 from schemac.frontend.derivatives_loader import load_derivatives
-from schemac.frontend.failed_entries import FailedEntries
+from schemac.frontend.failed_entries import FailedEntries, family_bases_of_text
 from schemac.frontend.host_templates import host_root_of, load_host_templates
 from schemac.frontend.native_loader import load_native_functions
 from schemac.frontend.release_checks import check_release_vocabulary
@@ -63,10 +63,21 @@ class LoadResult:
     module: Module
     diagnostics: tuple[Diagnostic, ...] = ()
     passes_may_run: bool = True
+    #: The families and operators left out (:class:`FailedEntries`).
+    failed_families: frozenset[str] = frozenset()
+    failed_names: frozenset[str] = frozenset()
 
     @property
     def failed(self) -> bool:
         return any(d.is_error for d in self.diagnostics)
+
+    def left_out(self, operator: str) -> bool:
+        """Whether ``operator`` (``add.Tensor``) may be missing because an entry failed."""
+        if not self.passes_may_run:
+            return True
+        if operator in self.failed_names:
+            return True
+        return any(base in self.failed_families for base in family_bases_of_text(operator + "("))
 
     def raise_if_failed(self) -> None:
         if self.failed:
@@ -198,7 +209,13 @@ def _load(
         deprecated=deprecated_signatures,
         release=profile.release,
     )
-    return LoadResult(module, (*sink.diagnostics, *sink.warnings), not failed.unnamed)
+    return LoadResult(
+        module,
+        (*sink.diagnostics, *sink.warnings),
+        not failed.unnamed,
+        frozenset(failed.families),
+        frozenset(str(name) for name in failed.names),
+    )
 
 
 def load_torch_module(
