@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_backend import BackendInput, add_backend_arguments, compile_targets
@@ -30,6 +30,9 @@ from schemac.diagnostics import InputError, SchemacError, printable
 
 if TYPE_CHECKING:
     from schemac.compile_record import Recording
+    from schemac.frontend.loader import LoadResult
+    from schemac.passes.base import PassContext
+    from schemac.passes.manager import PassManager
 
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
@@ -148,6 +151,19 @@ def _compile(args: argparse.Namespace) -> int:
             recording.stop()
 
 
+def _raise_every_problem(
+    load: LoadResult, manager: PassManager, context: PassContext, backend: BackendInput
+) -> NoReturn:
+    """A failed load's errors, with what the passes and the backend YAML's binding
+    find in what loaded (Note [Every error in one run])."""
+    resolved, problems = every_problem(
+        load, lambda m: manager.run(context, m).module, names=cpp_name_diagnostics
+    )
+    if resolved is not None:
+        problems += backend.binding_problems(resolved, load)
+    raise InputError(problems)
+
+
 def _compile_recorded(
     args: argparse.Namespace, targets: Sequence[str], recording: Recording | None
 ) -> int:
@@ -160,14 +176,8 @@ def _compile_recorded(
     with backend.reported_together():
         # The backend's files read neither derivatives nor deprecated signatures.
         load = load_inputs_partially(args, target, autograd_files=targets != ("backend",))
-        if load.failed:  # the passes' errors join the load's: Note [Every error in one run]
-            full = compile_pass_manager(targets, args.select)
-            resolved, problems = every_problem(
-                load, lambda m: full.run(context, m).module, names=cpp_name_diagnostics
-            )
-            if resolved is not None:
-                problems += backend.binding_problems(resolved, load)
-            raise InputError(problems)
+        if load.failed:
+            _raise_every_problem(load, compile_pass_manager(targets, args.select), context, backend)
         module = load.module
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:
