@@ -307,3 +307,45 @@ def test_backend_yaml_naming_an_unknown_operator_beside_a_load_error(tmp_path: P
     ], err
     assert "'nope' in 'supported' is not an operator" in err
     assert not out.exists()
+
+
+def _entry_starts(name: str, prefix: str) -> list[int]:
+    lines = (TOYOPS / name).read_text(encoding="utf-8").splitlines()
+    return [i for i, line in enumerate(lines) if line.startswith(prefix)]
+
+
+def _one_mistake(name: str, index: int, kind: str) -> str:
+    lines = (TOYOPS / name).read_text(encoding="utf-8").splitlines(keepends=True)
+    if kind == "schema":
+        lines[index] = lines[index].replace("(", "((", 1)
+    elif kind == "key":
+        lines.insert(index + 1, "  bogus: 1\n")
+    else:  # a tag name that is not an identifier
+        lines[index] = lines[index].rstrip("\n") + "-x\n"
+    return "".join(lines)
+
+
+_CASES = [
+    *(
+        ("native_functions.yaml", i, kind)
+        for i in _entry_starts("native_functions.yaml", "- func:")
+        for kind in ("schema", "key")
+    ),
+    *(("derivatives.yaml", i, "schema") for i in _entry_starts("derivatives.yaml", "- name:")),
+    *(("tags.yaml", i, "tag") for i in _entry_starts("tags.yaml", "- tag:")),
+]
+
+
+@pytest.mark.parametrize(("name", "index", "kind"), _CASES, ids=lambda x: str(x))
+def test_one_mistake_in_any_entry_is_one_error(
+    name: str, index: int, kind: str, tmp_path: Path
+) -> None:
+    """Whatever entry fails, what depends on it reports nothing more (toyops has
+    structured families, autogen, views with their copies, derivatives of each)."""
+    paths = _library(tmp_path, {})
+    paths[name].write_text(_one_mistake(name, index, kind), encoding="utf-8")
+    code, err = _run(_commands(paths, tmp_path / "out")["check"])
+    assert code == 1
+    found = _errors(err)
+    assert len(found) == 1, err
+    assert found[0][0] == name and found[0][1] == index + 1 + (kind == "key"), err

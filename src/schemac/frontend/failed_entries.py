@@ -5,7 +5,8 @@ errors the passes would find elsewhere (a derivative formula naming an unknown
 input, a structured kernel without its family).  So the loader hands on what
 loaded cleanly beside its diagnostics, and the caller runs the passes on that.
 An entry with an error is left out *with its whole family* (every operator of
-its base name: ``foo``, ``foo_``, ``foo.out``, ``_foo_functional``) and with
+its base name: ``foo``, ``foo_``, ``foo.out``, ``_foo_functional``; for a
+view's twin ``foo_copy``, the view ``foo`` too) and with
 the derivative entries of that family: the passes would otherwise report the
 family's missing member, a delegate that does not exist or a derivative for
 no operator, each a consequence of the error already shown.  An in-place or
@@ -21,10 +22,10 @@ what depends on it, and the passes do not run.
 from __future__ import annotations
 
 import bisect
+import difflib
 import re
-from collections.abc import Iterable, Sequence
-
-import attrs
+from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 
 from schemac.diagnostics import Diagnostic
 from schemac.ir.names import FUNCTIONAL_SUFFIX, OperatorName
@@ -35,6 +36,7 @@ from schemac.ir.schema import SchemaKind
 # ``ns::name.overload(`` (the namespace and overload are optional).
 _LEADING_NAME = re.compile(r"\s*(?:\w+::)?(\w+)(?:\.\w*)?\s*\(")
 _DUNDER = re.compile(r"__(\w+)__")
+_COPY_SUFFIX = "_copy"
 #: Variants nothing else refers to (Note [Every error in one run]).
 _LEAF_KINDS = frozenset({SchemaKind.inplace, SchemaKind.mutable})
 
@@ -78,7 +80,15 @@ class FailedEntries:
         bases = family_bases_of_text(text) if text is not None else ()
         if not bases:
             self.unnamed = True
-        self.families.update(bases)
+        for base in bases:
+            self._add_family(base)
+
+    def _add_family(self, base: str) -> None:
+        self.families.add(base)
+        # A view's non-aliasing twin (``foo_copy``, tagged view_copy) is part
+        # of the view's family for the passes: without it, ``foo`` "has no twin".
+        if base.endswith(_COPY_SUFFIX) and len(base) > len(_COPY_SUFFIX):
+            self.families.add(base[: -len(_COPY_SUFFIX)])
 
     def add_functions_with_errors(
         self, functions: Sequence[NativeFunction], errors: Iterable[Diagnostic], file: str
@@ -103,18 +113,50 @@ class FailedEntries:
         if function.func.kind() in _LEAF_KINDS:
             self.names.add(function.func.name)
         else:
-            self.families.add(family_base(function.func.name))
+            self._add_family(family_base(function.func.name))
 
     def is_failed(self, name: OperatorName) -> bool:
         return name in self.names or family_base(name) in self.families
 
     def without_failed(self, functions: Sequence[NativeFunction]) -> tuple[NativeFunction, ...]:
-        """``functions`` less the failed families, and less the failed tags they carry."""
-        kept: list[NativeFunction] = []
-        for f in functions:
-            if self.is_failed(f.func.name):
-                continue
-            if self.tags and self.tags.intersection(f.tags):
-                f = attrs.evolve(f, tags=tuple(t for t in f.tags if t not in self.tags))
-            kept.append(f)
-        return tuple(kept)
+        """``functions`` less the failed families.
+
+        An entry keeps a tag whose definition failed: it meant that tag, and
+        the passes read tags (``view_copy``, ``inplace_view``) by name.
+        """
+        return tuple(f for f in functions if not self.is_failed(f.func.name))
+
+
+class KnownTags(AbstractSet[str]):
+    """The tags entries may use: those defined, and those a failed definition may have meant.
+
+    A use of a tag whose definition failed (``- tag: fast-path``), or whose
+    closest spelling is one (``nondeterministic_seeded`` beside the failed
+    ``nondeterministic_seeded-x``), is not reported again as unknown (and is
+    recorded in ``failed.tags``).  Iterating gives the defined tags (the
+    did-you-mean candidates).
+    """
+
+    def __init__(self, defined: frozenset[str], failed: FailedEntries) -> None:
+        self._defined = defined
+        self._failed = failed
+        self._broken = frozenset(failed.tags)
+
+    def __contains__(self, tag: object) -> bool:
+        if not isinstance(tag, str):
+            return False
+        if tag in self._defined or tag in self._failed.tags:
+            return True
+        if not self._broken:
+            return False
+        closest = difflib.get_close_matches(tag, [*self._defined, *self._broken], n=1, cutoff=0.6)
+        if closest and closest[0] in self._broken:
+            self._failed.tags.add(tag)
+            return True
+        return False
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._defined))
+
+    def __len__(self) -> int:
+        return len(self._defined)

@@ -12,6 +12,7 @@ files are parsed once.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
 import attrs
@@ -19,7 +20,7 @@ import attrs
 from schemac.diagnostics import Diagnostic, DiagnosticSink, InputError
 from schemac.frontend.deprecated_loader import load_deprecated
 from schemac.frontend.derivatives_loader import load_derivatives
-from schemac.frontend.failed_entries import FailedEntries, family_bases_of_text
+from schemac.frontend.failed_entries import FailedEntries, KnownTags, family_bases_of_text
 from schemac.frontend.host_templates import host_root_of, load_host_templates
 from schemac.frontend.native_loader import load_native_functions
 from schemac.frontend.release_checks import check_release_vocabulary
@@ -150,18 +151,15 @@ def _load(
     failed = FailedEntries()
 
     tag_defs: tuple[TagDefinition, ...] = ()
-    valid_tags: frozenset[str] | None = None
+    valid_tags: AbstractSet[str] | None = None
     if tags is not None:
         doc, problems = read_yaml(tags)
         sink.extend(problems)
         if doc is not None:
             tag_defs = load_tags(doc, sink, failed)
             # A tag whose definition failed is not reported again where it is used.
-            valid_tags = (
-                None
-                if failed.unnamed_tag
-                else frozenset([*(t.name for t in tag_defs), *failed.tags])
-            )
+            defined = frozenset(t.name for t in tag_defs)
+            valid_tags = None if failed.unnamed_tag else KnownTags(defined, failed)
 
     native_doc, problems = read_yaml(native_functions)
     sink.extend(problems)
@@ -175,8 +173,6 @@ def _load(
     native_errors = sink.diagnostics[errors_before:]
     if native_errors:
         failed.add_functions_with_errors(functions, native_errors, str(native_functions))
-        functions = failed.without_failed(functions)
-    elif failed.tags:
         functions = failed.without_failed(functions)
 
     derivative_entries: tuple[DerivativeEntry, ...] = ()

@@ -15,6 +15,7 @@ each other, other than duplicate names, are for the passes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 import attrs
 
@@ -70,7 +71,7 @@ DEFAULT_NAMESPACE = "aten"
 def load_native_functions(
     doc: YamlDocument,
     parser: SchemaParser,
-    valid_tags: frozenset[str] | None,
+    valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
     failed: FailedEntries | None = None,
 ) -> tuple[NativeFunction, ...]:
@@ -121,7 +122,7 @@ def _schema_text(node: MappingNode) -> str | None:
 #: How each key's value is read; a key the entry does not have keeps the
 #: NativeFunction default.  (Only present keys are read: most entries have
 #: three or four of the eighteen.)
-_FieldReader = Callable[[EntryReader, SchemaParser, "frozenset[str] | None"], object]
+_FieldReader = Callable[[EntryReader, SchemaParser, "AbstractSet[str] | None"], object]
 _FIELD_READERS: dict[str, _FieldReader] = {
     "variants": lambda r, p, t: _read_variants(r),
     "dispatch": lambda r, p, t: read_dispatch(r),
@@ -151,7 +152,7 @@ def _load_entry(
     file: str,
     node: MappingNode,
     parser: SchemaParser,
-    valid_tags: frozenset[str] | None,
+    valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
 ) -> NativeFunction | None:
     reader = EntryReader(file, node, sink, _NATIVE_KEY_SET, "native function entry")
@@ -278,7 +279,7 @@ def _read_device_check(reader: EntryReader) -> DeviceCheck:
     return DeviceCheck[text]
 
 
-def _read_tags(reader: EntryReader, valid_tags: frozenset[str] | None) -> tuple[str, ...]:
+def _read_tags(reader: EntryReader, valid_tags: AbstractSet[str] | None) -> tuple[str, ...]:
     tags: list[str] = []
     for tag, node in reader.string_list("tags", allow_single=True):
         if valid_tags is not None and tag not in valid_tags:
