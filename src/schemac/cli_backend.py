@@ -147,7 +147,7 @@ def _coverage(args: argparse.Namespace) -> int:
     target = target_release(args)
     spec, problems = read_backend_yaml(args.backend)
     load = load_inputs_partially(args, target, autograd_files=False)
-    context = target.pass_context()
+    context = target.pass_context(left_out=load.left_out_bases)
     try:
         module = checked_module(load, lambda m: PassManager.default().run(context, m).module)
     except SchemacError as error:

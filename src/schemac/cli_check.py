@@ -19,7 +19,7 @@ def _check(args: argparse.Namespace) -> int:
     # What compile would reject must fail check too: the passes' consistency
     # checks, then the names and defaults that must become C++; with the
     # load's errors, all in one run (Note [Every error in one run]).
-    context = target.pass_context()
+    context = target.pass_context(left_out=load.left_out_bases)
     try:
         checked_module(
             load,

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+import attrs
+
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_backend import BackendInput, add_backend_arguments, compile_targets
 from schemac.cli_command import Subcommand
@@ -156,6 +158,7 @@ def _raise_every_problem(
 ) -> NoReturn:
     """A failed load's errors, with what the passes and the backend YAML's binding
     find in what loaded (Note [Every error in one run])."""
+    context = attrs.evolve(context, left_out=load.left_out_bases)
     resolved, problems = every_problem(
         load, lambda m: manager.run(context, m).module, names=cpp_name_diagnostics
     )

@@ -47,8 +47,8 @@ def _dump_ir(args: argparse.Namespace) -> int:
         sys.stderr.write(f"schemac dump-ir: error: {problem}\n")
         return 2
     target = target_release(args)
-    context = target.pass_context(verify=args.verify)
     load = load_inputs_partially(args, target)
+    context = target.pass_context(verify=args.verify, left_out=load.left_out_bases)
     module = checked_module(load, lambda loaded: run_requested_passes(args, loaded, context))
     unknown = _unknown_operators(module, args.op)
     if unknown is not None:

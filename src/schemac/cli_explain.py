@@ -44,8 +44,8 @@ def _explain(args: argparse.Namespace) -> int:
     # Every pass, whatever -t says: explain shows derivatives and groups.
     target = target_release(args)
     manager = compile_pass_manager(parse_targets("all"), None)
-    context = target.pass_context()
     load = load_inputs_partially(args, target)
+    context = target.pass_context(left_out=load.left_out_bases)
     module = checked_module(load, lambda loaded: manager.run(context, loaded).module)
     files = None
     if args.out is not None:

@@ -349,3 +349,24 @@ def test_one_mistake_in_any_entry_is_one_error(
     found = _errors(err)
     assert len(found) == 1, err
     assert found[0][0] == name and found[0][1] == index + 1 + (kind == "key"), err
+
+
+def test_a_formula_calling_an_operator_whose_entry_failed_is_not_reported(tmp_path: Path) -> None:
+    paths = _library(
+        tmp_path,
+        {
+            "native_functions.yaml": [
+                (
+                    "scale_twice(Tensor self, Scalar factor)",
+                    "scale_twice(Tensor self,, Scalar factor)",
+                )
+            ],
+            "derivatives.yaml": [
+                ('  self: not_implemented("window_sum backward")', "  self: scale_twice(grad, 2)")
+            ],
+        },
+    )
+    code, err = _run(_commands(paths, tmp_path / "out")["check"])
+    assert code == 1
+    assert [f[3] for f in _errors(err)] == ["invalid schema: unexpected ','"], err
+    assert "scale_twice' in a derivative formula" not in err, err

@@ -72,6 +72,12 @@ class LoadResult:
     def failed(self) -> bool:
         return any(d.is_error for d in self.diagnostics)
 
+    @property
+    def left_out_bases(self) -> frozenset[str]:
+        """The base names of every operator left out (for ``PassContext.left_out``)."""
+        bases = {b for name in self.failed_names for b in family_bases_of_text(name + "(")}
+        return frozenset(self.failed_families | bases)
+
     def left_out(self, operator: str) -> bool:
         """Whether ``operator`` (``add.Tensor``) may be missing because an entry failed."""
         if not self.passes_may_run:
