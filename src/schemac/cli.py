@@ -23,7 +23,7 @@ from typing import Any
 from schemac.cli_backend import BACKEND_INIT, COVERAGE
 from schemac.cli_check import CHECK
 from schemac.cli_command import Subcommand, add_subcommand
-from schemac.cli_compile import COMPILE, default_jobs
+from schemac.cli_compile import COMPILE
 from schemac.cli_dump_ir import DUMP_IR
 from schemac.cli_explain import EXPLAIN
 from schemac.cli_inputs import input_usage_error
@@ -31,7 +31,7 @@ from schemac.cli_pipeline import PASSES
 from schemac.cli_release import release_usage_error
 from schemac.diagnostics import SchemacError, count_text, printable, render_all
 
-__all__ = ["SUBCOMMANDS", "build_parser", "default_jobs", "main", "version_text"]
+__all__ = ["SUBCOMMANDS", "build_parser", "main", "version_text"]
 
 #: Every subcommand, in the order ``--help`` lists them.
 SUBCOMMANDS: tuple[Subcommand, ...] = (
