@@ -45,7 +45,8 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
         "--torch",
         action="store_true",
         help="use the YAML files of the installed torch package; "
-        "paths given explicitly replace the corresponding file",
+        "paths given explicitly replace the corresponding file (with your own "
+        "NATIVE_YAML, torch gives only tags.yaml and its headers' facts)",
     )
     parser.add_argument(
         "--host-templates",
@@ -76,11 +77,15 @@ def load_inputs_partially(
     host = args.host_templates
     if args.torch:
         paths = torch_yaml_paths()
-        native = native or paths.native_functions
-        tags = tags or paths.tags
-        if autograd_files:
+        # torch's derivatives.yaml and deprecated.yaml describe torch's own
+        # operators: over a library's NATIVE_YAML (an extension's ops.yaml)
+        # every entry would be an error, so they come only with torch's YAML.
+        # Tags are shared vocabulary and always come from torch.
+        if native is None and autograd_files:
             derivatives = derivatives or paths.derivatives
             deprecated = deprecated or paths.deprecated
+        native = native or paths.native_functions
+        tags = tags or paths.tags
         host = host or host_root_of(paths.native_functions)
     return load_module_partially(
         native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
