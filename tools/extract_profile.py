@@ -567,6 +567,34 @@ def functionalization_lists(files: ReleaseFiles) -> dict[str, list[str]]:
     return lists
 
 
+#: The dict of 2.15's functionalization generator: multi-output view -> the C++
+#: body that rebuilds one output, with ``{slice}`` / ``{select}`` for the op called.
+SINGLE_OUTPUT_REPLAY = "SINGLE_OUTPUT_VIEW_REPLAY"
+
+
+def single_output_replay(files: ReleaseFiles) -> dict[str, str]:
+    """Multi-output view -> ``slice`` or ``select``: which operator its ViewMeta's
+    forward calls to rebuild its one output (none before 2.15).
+
+    Only the kind is taken from the release's body text; schemac writes the
+    body itself from the view's arguments.
+    """
+    text = files.read(FUNCTIONALIZATION)
+    bodies = None if text is None else module_literals(text).get(SINGLE_OUTPUT_REPLAY)
+    if bodies is None:
+        return {}
+    kinds: dict[str, str] = {}
+    for name, body in bodies.items():
+        found = [kind for kind in ("slice", "select") if f"{{{kind}}}" in str(body)]
+        if len(found) != 1:
+            raise ExtractionError(
+                f"{FUNCTIONALIZATION}: {SINGLE_OUTPUT_REPLAY}[{name!r}] calls neither or both "
+                "of {slice} and {select}"
+            )
+        kinds[str(name)] = found[0]
+    return kinds
+
+
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
     files = ReleaseFiles(source)
@@ -617,6 +645,9 @@ def extract(source: Path) -> dict[str, Any]:
     if shards:
         tables["shard_counts"] = shards
     tables.update(_aoti_policy(files, lists))
+    replay = single_output_replay(files)
+    if replay:
+        tables["view_meta_single_output_replay"] = replay
     features = sorted(
         name
         for name, (path, test) in FEATURE_SOURCES.items()
