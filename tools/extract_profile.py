@@ -33,6 +33,7 @@ DATA = ROOT / "src" / "schemac" / "profiles" / "data"
 # The same reading of headers as a compile's (schemac is installed wherever
 # this script runs: it is a maintainer's tool of this repository).
 sys.path.insert(0, str(ROOT / "src"))
+from schemac.backends.host_release import DIGESTS, SPLICED_FILES, host_text_digest  # noqa: E402
 from schemac.frontend.helper_headers import HELPER_HEADERS, header_functions  # noqa: E402
 
 AUTOGRAD = "torchgen/packaged/autograd"
@@ -595,6 +596,24 @@ def single_output_replay(files: ReleaseFiles) -> dict[str, str]:
     return kinds
 
 
+#: Host template folder (as schemac names host files) -> where the wheel keeps it.
+HOST_TEMPLATE_FOLDERS = {
+    "aten": "torchgen/packaged/ATen/templates",
+    "autograd": f"{AUTOGRAD}/templates",
+}
+
+
+def host_template_digests(files: ReleaseFiles) -> dict[str, str]:
+    """The digest of each host file schemac splices, as the release ships it."""
+    digests: dict[str, str] = {}
+    for name in SPLICED_FILES:
+        folder, _, file_name = name.partition("/")
+        text = files.read(f"{HOST_TEMPLATE_FOLDERS[folder]}/{file_name}")
+        if text is not None:
+            digests[name] = host_text_digest(text)
+    return digests
+
+
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
     files = ReleaseFiles(source)
@@ -645,6 +664,7 @@ def extract(source: Path) -> dict[str, Any]:
     if shards:
         tables["shard_counts"] = shards
     tables.update(_aoti_policy(files, lists))
+    tables[DIGESTS] = host_template_digests(files)
     replay = single_output_replay(files)
     if replay:
         tables["view_meta_single_output_replay"] = replay

@@ -29,6 +29,7 @@ from schemac.cli_backend import (
     coverage_command,
     register_backend_init_command,
 )
+from schemac.cli_host import host_release_warnings
 from schemac.cli_paths import output_paths_problem
 from schemac.cli_pipeline import (
     AFTER_LOAD,
@@ -370,6 +371,8 @@ def _compile_recorded(
     with backend.reported_together():
         # The backend's files read neither derivatives nor deprecated signatures.
         module = load_inputs(args, target, autograd_files=targets != ("backend",))
+        # Host text of another release than the target: Note [Host text of another release].
+        host_warnings = host_release_warnings(args, target, module, targets)
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:
             # Targets whose inputs did not change keep their files: Note [Target reuse].
@@ -401,7 +404,9 @@ def _compile_recorded(
                 every_target,
                 (args.depfile, args.outputs_list),
                 () if args.select is None else (str(args.select),),
-                warned=bool(target.warnings or context.warnings or result.warnings),
+                warned=bool(
+                    target.warnings or host_warnings or context.warnings or result.warnings
+                ),
             )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {printable(str(error))}\n")
@@ -413,7 +418,7 @@ def _compile_recorded(
         if args.dry_run or line.startswith("remove "):
             print(printable(line))
     print(printable(report.summary()))
-    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
+    report_warnings(target, [*host_warnings, *context.warnings, *result.warnings], sys.stderr)
     return 0
 
 

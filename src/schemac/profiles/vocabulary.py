@@ -88,6 +88,8 @@ TABLES: dict[str, str] = {
     "fallback operators with per-backend C shims (c_shim_cpu.cpp ...)",
     "aoti_aten_shimified_ops": "operator -> its versions (JSON): the operators of "
     "c_shim_aten.cpp, which call through the dispatcher",
+    "host_template_digests": "host template file ('aten/TensorBody.h') -> digest of the "
+    "release's own text (Note [Host text of another release])",
     "view_meta_single_output_replay": "multi-output view -> how its ViewMeta rebuilds one "
     "output from the base: 'slice' (along its int dim, by its size or sizes argument) or "
     "'select' (along its int dim); a view without an entry replays the whole view and keeps "
