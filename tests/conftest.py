@@ -2,7 +2,9 @@
 
 A test module marked ``pytest.mark.each_release`` runs once per selected
 release (``each_release(secondary=True)``: each but the primary one, for
-checks the primary release's own tests already make): its ``torch_release``
+checks the primary release's own tests already make;
+``each_release(slow_secondary=True)``, on a test: the releases besides the
+primary one only under ``-m slow``, for checks too costly for CI): its ``torch_release``
 fixture (and everything built on it: the YAML paths, schemac's module,
 torchgen's outputs) is parametrized at session scope,
 so pytest groups the tests by release and builds each release's artefacts
@@ -31,7 +33,8 @@ from torch_releases import (
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "each_release(secondary=False): run once per selected torch reference release",
+        "each_release(secondary=False, slow_secondary=False): run once per selected torch "
+        "reference release",
     )
 
 
@@ -62,11 +65,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     versions = selected_releases(metafunc.config)
     if marker.kwargs.get("secondary"):
         versions = tuple(v for v in versions if v != PRIMARY_RELEASE)
+    slow_secondary = bool(marker.kwargs.get("slow_secondary"))
+
+    def is_slow(version: str) -> bool:
+        if slow_secondary and version != PRIMARY_RELEASE:
+            return True
+        return version not in DEFAULT_RELEASES
+
     params = [
         pytest.param(
             version,
             id=f"torch{version}",
-            marks=() if version in DEFAULT_RELEASES else (pytest.mark.slow,),
+            marks=(pytest.mark.slow,) if is_slow(version) else (),
         )
         for version in versions
     ]

@@ -614,6 +614,42 @@ def host_template_digests(files: ReleaseFiles) -> dict[str, str]:
     return digests
 
 
+#: What a PrivateUse1 device must implement itself for tensors to exist, move and
+#: be viewed on it.  Not torchgen's data: PyTorch's PrivateUse1 documentation
+#: lists these; the profile keeps those the release's native_functions.yaml defines.
+DEVICE_REQUIRED_OPERATORS = (
+    "empty.memory_format",
+    "empty_strided",
+    "as_strided",
+    "view",
+    "_reshape_alias",
+    "resize_",
+    "_copy_from",
+    "_copy_from_and_resize",
+    "_local_scalar_dense",
+    "set_.source_Storage",
+    "set_.source_Storage_storage_offset",
+    "set_.source_Tensor",
+    "set_",
+)
+#: The tags that mark what decompositions lower to, if the release's tags.yaml has them.
+DECOMPOSITION_TARGET_TAGS = ("core",)
+NATIVE_YAML = "torchgen/packaged/ATen/native/native_functions.yaml"
+TAGS_YAML = "torchgen/packaged/ATen/native/tags.yaml"
+
+
+def backend_stub_lists(files: ReleaseFiles) -> dict[str, list[str]]:
+    """The coverage report's lists: the device operators and the decomposition tags
+    of the curated lists above that the release's YAML defines."""
+    native = files.need(NATIVE_YAML)
+    defined = set(re.findall(r"^- func: ([\w.]+)\(", native, re.M))
+    tags = set(re.findall(r"^- tag: (\w+)", files.need(TAGS_YAML), re.M))
+    return {
+        "device_required_operators": [op for op in DEVICE_REQUIRED_OPERATORS if op in defined],
+        "decomposition_target_tags": [t for t in DECOMPOSITION_TARGET_TAGS if t in tags],
+    }
+
+
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
     files = ReleaseFiles(source)
@@ -642,6 +678,7 @@ def extract(source: Path) -> dict[str, Any]:
         return literals[path].get(name)
 
     lists.update(functionalization_lists(files))
+    lists.update(backend_stub_lists(files))
     for list_name, (path, variable) in LIST_SOURCES.items():
         value = literal(path, variable)
         if value is None:

@@ -20,6 +20,7 @@ from schemac.diagnostics import Diagnostic, InputError, SchemacError
 from schemac.frontend.backend_loader import read_backend_yaml
 from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.module import Module
+from schemac.profiles import load_profile, reference_profile
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
@@ -125,7 +126,9 @@ def coverage_command(
     bound, found = bind_backend(module, spec)
     if problems or found:
         raise InputError([*problems, *found])
-    report = coverage_report(module, bound)
+    # The lists of the release the module was loaded for (--torch-version).
+    profile = reference_profile() if module.release is None else load_profile(module.release)
+    report = coverage_report(module, bound, profile)
     print(report.to_json() if args.format == "json" else report.to_text(), end="")
     return 0
 

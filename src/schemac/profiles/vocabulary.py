@@ -71,6 +71,11 @@ LISTS: dict[str, str] = {
     "as 'name(type arg, ...)' after base, mutated_view and inverse_return_mode",
     "vmap_non_tensor_return_ops": "operators (unambiguous names) that get vmap plumbing although "
     "a return is not tensor-like",
+    # -- backends: backend_stubs (schemac coverage) -------------------------------
+    "device_required_operators": "operators a PrivateUse1 device must implement itself "
+    "(allocation, views, resizing, copies to and from CPU, reading a scalar, set_): no "
+    "composite kernel provides them",
+    "decomposition_target_tags": "tags of the operators decompositions lower to ('core')",
     # -- backends: aoti ----------------------------------------------------------
     "aoti_nullable_returns": "name fragments of operators whose AOTI shims accept null return "
     "pointers (an output the caller does not want)",
