@@ -149,6 +149,10 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
         f"{AUTOGRAD}/gen_python_functions.py",
         lambda text: "if (has_torch_function(self_))" in text,
     ),
+    "python_factory_method_checks_dispatch": (
+        "torchgen/api/python.py",
+        lambda text: "tensor_has_dispatch(self)" in text,
+    ),
     "per_key_export_macros": (
         "torchgen/dest/native_functions.py",
         lambda text: "TORCH_CUDA_CPP_API" in text,

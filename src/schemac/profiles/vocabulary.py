@@ -23,6 +23,9 @@ FEATURES: dict[str, str] = {
     "python_method_has_torch_function": "a Python method without arguments tests "
     "has_torch_function(self_) (before 2.13: check_has_torch_function(self_), the only one the "
     "older headers declare)",
+    "python_factory_method_checks_dispatch": "a Tensor factory method's binding (new_empty, "
+    "new_full...) initialises the device only when self has dispatch "
+    "(at::impl::tensor_has_dispatch, which 2.12 and older do not declare)",
     "view_meta_owns_tensors": "ViewMeta classes keep Tensor and Scalar arguments by value, "
     "not as const references",
 }
