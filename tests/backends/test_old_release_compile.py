@@ -7,7 +7,7 @@ checks each switch on a tiny library, and this runs g++ on the real thing:
 each release's packaged YAML, compiled with its profile and its own host
 templates, and ``g++ -std=c++20 -fsyntax-only`` on the files
 test_release_compile.py checks for 2.13-2.15.  About 8 CPU minutes per
-release, and two more wheels to fetch: ``slow``.
+release, and two more wheels to fetch: ``slow_only`` (only under ``-m slow``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ from schemac.passes.manager import PassManager
 from schemac.profiles import load_profile
 from torch_releases import reference_release, release_yaml_paths
 
-pytestmark = [pytest.mark.torch, pytest.mark.slow]
+#: ``make test`` runs ``slow`` tests: this one only runs under ``-m slow``.
+pytestmark = [pytest.mark.torch, pytest.mark.slow, pytest.mark.slow_only]
 
 UFUNC_ADD_H = Path(__file__).with_name("data") / "ufunc_add.h"
 #: (files, include directories under OUT, extra flags).
