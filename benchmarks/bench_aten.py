@@ -31,7 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -185,8 +185,27 @@ class AtenResult:
     torchgen_files: frozenset[str]
 
 
-def measure(inputs: Inputs, reps: int, log: bool = False, jobs: int | None = None) -> AtenResult:
-    """``jobs``: schemac's ``-j`` (default: the CLI's, a helper process on 2+ cores)."""
+#: ``(inputs, out) -> argv`` of a schemac run, ``(torchgen source, out) -> argv`` of torchgen's.
+SchemacCommand = Callable[[Inputs, Path], list[str]]
+TorchgenCommand = Callable[[Path, Path], list[str]]
+
+
+def measure(
+    inputs: Inputs,
+    reps: int,
+    log: bool = False,
+    jobs: int | None = None,
+    *,
+    schemac_command: SchemacCommand | None = None,
+    torchgen_command: TorchgenCommand = torchgen_argv,
+) -> AtenResult:
+    """``jobs``: schemac's ``-j`` (default: the CLI's, a helper process on 2+ cores).
+
+    ``schemac_command`` and ``torchgen_command`` replace the two command lines
+    (bench_headers compares ``-t headers`` with ``--generate headers``).
+    """
+    if schemac_command is None:
+        schemac_command = lambda inputs, out: schemac_argv(inputs, out, jobs)  # noqa: E731
     ours: list[ChildRun] = []
     theirs: list[ChildRun] = []
     env = schemac_env()
@@ -202,10 +221,10 @@ def measure(inputs: Inputs, reps: int, log: bool = False, jobs: int | None = Non
             last_out, tg_out = rep_dir / "schemac", rep_dir / "torchgen"
 
             def run_schemac(out: Path = last_out, cwd: Path = rep_dir) -> None:
-                ours.append(run_child(schemac_argv(inputs, out, jobs), cwd, env))
+                ours.append(run_child(schemac_command(inputs, out), cwd, env))
 
             def run_torchgen(out: Path = tg_out, cwd: Path = rep_dir / "cwd") -> None:
-                theirs.append(run_child(torchgen_argv(source, out), cwd))
+                theirs.append(run_child(torchgen_command(source, out), cwd))
 
             order = (run_schemac, run_torchgen) if rep % 2 == 0 else (run_torchgen, run_schemac)
             for side in order:
@@ -215,7 +234,7 @@ def measure(inputs: Inputs, reps: int, log: bool = False, jobs: int | None = Non
                 print(f"run {rep + 1}: schemac {mine}  torchgen {reference}", flush=True)
         before = snapshot(last_out)
         # The same command line in the same directory as the last rep: what a build re-runs.
-        rerun = run_child(schemac_argv(inputs, last_out, jobs), last_out.parent, env)
+        rerun = run_child(schemac_command(inputs, last_out), last_out.parent, env)
         rewrites = compare(before, snapshot(last_out))
         torchgen_files = frozenset(snapshot(tg_out))
     # schemac nests ATen's files under ATen/ (torchgen's -d is that directory) and keeps a manifest.
@@ -229,7 +248,8 @@ def _describe(run: ChildRun) -> str:
     return f"{run.wall:.2f}s (user {run.user:.2f}s + sys {run.system:.2f}s, {run.peak_mib:.0f} MiB)"
 
 
-def stages(result: AtenResult) -> list[Stage]:
+def stages(result: AtenResult, name: str = "aten") -> list[Stage]:
+    """The speed, CPU and memory stages of ``result``, named ``"<name> compile"``..."""
     ours, theirs = result.schemac, result.torchgen
     common = len(result.schemac_files & result.torchgen_files)
     files_note = (
@@ -243,21 +263,21 @@ def stages(result: AtenResult) -> list[Stage]:
     )
     return [
         Stage(
-            "aten compile",
+            f"{name} compile",
             median([r.wall for r in ours]),
             median([r.wall for r in theirs]),
             0.2,
             notes=(files_note, rerun_note),
         ),
         Stage(
-            "aten compile (cpu)",
+            f"{name} compile (cpu)",
             median([r.cpu for r in ours]),
             median([r.cpu for r in theirs]),
             0.2,
             unit="cpu s",
         ),
         Stage(
-            "aten peak RSS",
+            f"{name} peak RSS",
             max(r.peak_mib for r in ours),
             max(r.peak_mib for r in theirs),
             1.0,
@@ -282,8 +302,13 @@ def main() -> int:
     inputs = Inputs.directory(args.input) if args.input else Inputs.torch()
     jobs = "" if args.jobs is None else f" -j {args.jobs}"
     print(f"targets: {','.join(ATEN_TARGETS)}{jobs}")
-    result = measure(inputs, args.reps, log=True, jobs=args.jobs)
-    for stage in stages(result):
+    print_report(measure(inputs, args.reps, log=True, jobs=args.jobs), "aten")
+    return 0
+
+
+def print_report(result: AtenResult, name: str) -> None:
+    """The stages of ``result`` with their notes, and the files only one side wrote."""
+    for stage in stages(result, name):
         print(
             f"{stage.name:<20} schemac {stage.schemac:8.2f} {stage.unit:<7} torchgen "
             f"{stage.torchgen:8.2f}  ratio {stage.ratio:.2f} "
@@ -295,7 +320,6 @@ def main() -> int:
     only_ours = sorted(result.schemac_files - result.torchgen_files)
     print(f"only torchgen ({len(only_tg)}): {', '.join(only_tg[:10])}")
     print(f"only schemac ({len(only_ours)}): {', '.join(only_ours[:10])}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 The header family is the largest part of the ATen compile (per-operator headers,
 Functions.h, NativeFunctions.h...); torchgen can be asked for it alone, so the two sides
-are compared on exactly that job (target: at least 5x faster, peak RSS no higher).  Both
-run as child processes into fresh directories, alternating, timed with ``os.wait4`` as in
-:mod:`benchmarks.bench_aten`.
+are compared on exactly that job (target: at least 5x faster, peak RSS no higher).  It is
+:mod:`benchmarks.bench_aten`'s experiment with two other command lines: both sides run as
+child processes into fresh directories, alternating, timed with ``os.wait4``, and an
+unchanged rerun of schemac must rewrite no file.
 
     python -m benchmarks.bench_headers [--reps N] [--input DIR]
 """
@@ -13,17 +14,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
-from benchmarks import Inputs, Stage, median
-from benchmarks.bench_aten import (
-    ChildRun,
-    _torchgen_source,
-    byte_compile_schemac,
-    run_child,
-    schemac_env,
-)
+from benchmarks import Inputs, Stage
+from benchmarks.bench_aten import AtenResult, measure, print_report, stages
 
 
 def _schemac_argv(inputs: Inputs, out: Path) -> list[str]:
@@ -42,55 +36,15 @@ def _torchgen_argv(source: Path, out: Path) -> list[str]:
     ]  # fmt: skip
 
 
-def measure(inputs: Inputs, reps: int) -> tuple[list[ChildRun], list[ChildRun]]:
-    env = schemac_env()
-    byte_compile_schemac()
-    ours: list[ChildRun] = []
-    theirs: list[ChildRun] = []
-    with tempfile.TemporaryDirectory(prefix="bench_headers_") as tmp:
-        scratch = Path(tmp)
-        source = _torchgen_source(inputs, scratch)
-        for rep in range(reps):
-            rep_dir = scratch / f"rep{rep}"
-            (rep_dir / "cwd").mkdir(parents=True)
-            sides = [
-                lambda d=rep_dir: ours.append(
-                    run_child(_schemac_argv(inputs, d / "schemac"), d, env)
-                ),
-                lambda d=rep_dir: theirs.append(
-                    run_child(_torchgen_argv(source, d / "torchgen"), d / "cwd")
-                ),
-            ]
-            for side in sides if rep % 2 == 0 else reversed(sides):
-                side()
-    return ours, theirs
-
-
-def stages(ours: list[ChildRun], theirs: list[ChildRun]) -> list[Stage]:
-    return [
-        Stage(
-            "headers compile", median([r.wall for r in ours]), median([r.wall for r in theirs]), 0.2
-        ),
-        Stage(
-            "headers compile (cpu)",
-            median([r.cpu for r in ours]),
-            median([r.cpu for r in theirs]),
-            0.2,
-            unit="cpu s",
-        ),
-        Stage(
-            "headers peak RSS",
-            max(r.peak_mib for r in ours),
-            max(r.peak_mib for r in theirs),
-            1.0,
-            unit="MiB",
-        ),
-    ]
+def measure_headers(inputs: Inputs, reps: int, log: bool = False) -> AtenResult:
+    return measure(
+        inputs, reps, log, schemac_command=_schemac_argv, torchgen_command=_torchgen_argv
+    )
 
 
 def bench(inputs: Inputs, reps: int) -> list[Stage]:
     """The runner's entry point (benchmarks/__main__.py)."""
-    return stages(*measure(inputs, reps))
+    return stages(measure_headers(inputs, reps), "headers")
 
 
 def main() -> int:
@@ -99,11 +53,7 @@ def main() -> int:
     parser.add_argument("--input", type=Path, help="a library directory like examples/toyops")
     args = parser.parse_args()
     inputs = Inputs.directory(args.input) if args.input else Inputs.torch()
-    for stage in bench(inputs, args.reps):
-        print(
-            f"{stage.name:<22} schemac {stage.schemac:8.3f} "
-            f"torchgen {stage.torchgen:8.3f} {stage.unit}"
-        )
+    print_report(measure_headers(inputs, args.reps, log=True), "headers")
     return 0
 
 

@@ -138,7 +138,6 @@ def _schemac_full(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[],
     """What ``schemac compile -t TARGET`` does after its imports, with its default ``-j``."""
     _import_schemac(bench.target)
     from schemac.backends.driver import compile_to_directory
-    from schemac.cli import default_jobs
     from schemac.cli_pipeline import compile_pass_manager
     from schemac.compile_plan import split_late_work
     from schemac.frontend.loader import load_module
@@ -152,21 +151,20 @@ def _schemac_full(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[],
         context = PassContext()
         manager, late = split_late_work(compile_pass_manager(targets, None), targets, context)
         module = manager.run(context, load_module(*files)).module
-        compile_to_directory(module, targets, out, jobs=default_jobs(), late=late)
+        compile_to_directory(module, targets, out, jobs=None, late=late)
         return module  # freed after the clocks stop, see timed()
 
     return run
 
 
-def _schemac_backend(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[], None]:
+def _schemac_backend(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[], object]:
     _import_schemac(bench.target)
     from schemac.backends.driver import compile_to_directory
-    from schemac.cli import default_jobs
     from schemac.ir.module import Module
 
     module = _load(bench.target, inputs)
     assert isinstance(module, Module)
-    return lambda: compile_to_directory(module, [bench.target], out, jobs=default_jobs())
+    return lambda: compile_to_directory(module, [bench.target], out, jobs=None)
 
 
 def _torchgen_args(inputs: Inputs) -> tuple[str, str, str]:

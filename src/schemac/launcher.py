@@ -14,15 +14,26 @@ import sys
 from collections.abc import Sequence
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, cache_code: bool = False) -> int:
+    """``cache_code``: compile attrs' class methods through the cache of
+    Note [Cached attrs methods] (the console script; not for importers)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     from schemac.rebuild.noop import up_to_date
 
     if up_to_date(arguments):
         return 0
+    code_cache = None
+    if cache_code:
+        from schemac.attrs_code import install
+
+        code_cache = install()
     from schemac.cli import main as cli_main
 
-    return cli_main(arguments)
+    try:
+        return cli_main(arguments)
+    finally:
+        if code_cache is not None:
+            code_cache.save()
 
 
 def run() -> None:
@@ -32,7 +43,7 @@ def run() -> None:
     interpreter exit costs more than the no-op path itself; the output is
     committed and every stream flushed before ``os._exit``.
     """
-    code = main()
+    code = main(cache_code=True)
     try:
         sys.stdout.flush()
         sys.stderr.flush()

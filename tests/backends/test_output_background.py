@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -67,6 +68,14 @@ def test_rerun_compares_with_out_and_stages_only_changes(tmp_path: Path) -> None
     report = commit(files, out, targets=["headers"], staged=staged)
     assert report.updated == ("dir1/file7.h",)
     assert (out / "dir1/file7.h").read_text() == "changed\n"
+
+
+def test_the_helper_reports_the_digest_of_every_file_staged_or_unchanged(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    commit(_files(), out, targets=["headers"])
+    files = _files(change=7)
+    staged = _stage_in_helper(files, out).result()
+    assert staged.digests == {f.path: hashlib.sha256(f.data).hexdigest() for f in files}
 
 
 def test_nothing_changed_creates_no_staging_directory(tmp_path: Path) -> None:

@@ -9,8 +9,9 @@ bad and duplicate paths.  :func:`compile_to_directory` then hands the set to
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import attrs
@@ -36,9 +37,10 @@ def emit_targets(
     late: LateWork | None = None,
     parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
-    on_file: Callable[[GeneratedFile], None] | None = None,
+    on_file: Callable[[GeneratedFile], Iterable[str] | None] | None = None,
     profile: ReleaseProfile | None = None,
     warnings: list[Diagnostic] | None = None,
+    werror: bool = False,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -51,8 +53,11 @@ def emit_targets(
     while the other backends emit here, and without late work the backends
     may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
-    its path was accepted.  ``profile``: the target release's (the reference
-    release's when not given).  ``warnings``, if given, receives what the late
+    its path was accepted, and may return the paths of files whose bytes it
+    now holds: those come back without their text (Note [Texts handed
+    over]).  ``profile``: the target release's (the reference release's when
+    not given).  ``warnings``, if given, receives what the backends warned
+    about (``EmitOptions.finish``; errors with ``werror``) and what the late
     passes warned about in the worker (in one process they go to the passes'
     own context).
     """
@@ -68,7 +73,8 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
-        _emit_here(module, targets, late, split, output, timings, on_file, profile)
+        log: list[Diagnostic] = []
+        _emit_here(module, targets, late, split, output, timings, on_file, profile, werror, log)
     except (KeyboardInterrupt, SystemExit):
         if worker is not None:
             worker.discard()
@@ -83,11 +89,13 @@ def emit_targets(
         done = worker.result()
         for file in done.files:
             if output.add(file) and on_file is not None:
-                on_file(file)
+                _forget(output, on_file(file))
         if timings is not None:
             timings.extend(done.timings)
         if warnings is not None:
             warnings.extend(done.warnings)
+    if warnings is not None:
+        warnings.extend(log)
     return output.files()
 
 
@@ -98,24 +106,65 @@ def _emit_here(
     parallel: bool,
     output: OutputSet,
     timings: list[tuple[str, float]] | None,
-    on_file: Callable[[GeneratedFile], None] | None,
+    on_file: Callable[[GeneratedFile], Iterable[str] | None] | None,
     profile: ReleaseProfile,
+    werror: bool,
+    log: list[Diagnostic],
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo, parallel=parallel, profile=profile)
+        options = EmitOptions(
+            target=target,
+            memo=memo,
+            parallel=parallel,
+            profile=profile,
+            werror=werror,
+            warnings=log,
+        )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
                 # Direct construction: attrs.evolve introspects the fields per call.
                 stamped = GeneratedFile(file.path, file.text, target, file.span)
                 if output.add(stamped) and on_file is not None:
-                    on_file(stamped)
+                    _forget(output, on_file(stamped))
         if timings is not None and entries:
             timings.append((target, time.perf_counter() - start))
+
+
+#: Functions below which a compile whose ``jobs`` was not given runs in one
+#: process.  Every helper process (the staging helper, the late-pass worker, a forked
+#: backend half) costs its fork and the copy-on-write faults of the pages it
+#: touches, 0.03-0.1 s of CPU each, and pays back only through emission and
+#: file creation that a small module does not have: an empty ``-t all``
+#: spent 0.1 s more CPU and wall time with ``-j 2`` than with ``-j 1``.
+#: torch's files have ~2,600 functions; an extension library a few dozen.
+SERIAL_BELOW_FUNCTIONS = 256
+
+
+def effective_jobs(jobs: int | None, module: Module) -> int:
+    """``jobs`` if given; else 2 on a machine with 2 cores or more, unless
+    ``module`` is too small for helper processes to pay."""
+    if jobs is not None:
+        return jobs
+    if len(module.functions) < SERIAL_BELOW_FUNCTIONS:
+        return 1
+    return min(2, os.cpu_count() or 1)
+
+
+def _forget(output: OutputSet, handed: Iterable[str] | None) -> None:
+    """Note [Texts handed over]: with ``-j 2`` the staging helper holds every
+    file's bytes once it has started, and compares and writes them itself;
+    what the commit needs of a file after that is its path and target, and
+    the no-op record its digest, which the helper sends back
+    (:attr:`~.output.staging.Staged.digests`).  Keeping the texts until the
+    commit was the largest part of the peak memory of a compile (20 MiB of
+    ``-t headers``' ~100), so they are dropped as soon as the helper has them."""
+    for path in handed or ():
+        output.forget_text(path)
 
 
 def compiler_files() -> list[str]:
@@ -137,6 +186,9 @@ class CompileResult:
     timings: tuple[tuple[str, float], ...] = ()
     #: Warnings of passes that ran in a worker process (Note [Late work]).
     warnings: tuple[Diagnostic, ...] = ()
+    #: path -> SHA-256 of the bytes of the files a staging helper wrote or found
+    #: unchanged: their ``files`` entries have no text (Note [Texts handed over]).
+    digests: Mapping[str, str] = attrs.field(factory=dict)
 
     def format_timings(self) -> str:
         width = max((len(name) for name, _ in self.timings), default=5)
@@ -154,12 +206,13 @@ def compile_to_directory(
     depfile: Path | None = None,
     outputs_list: Path | None = None,
     extra_inputs: Sequence[str] = (),
-    jobs: int = 1,
+    jobs: int | None = 1,
     late: LateWork | None = None,
     notify: Callable[[str], None] | None = None,
     before_commit: Callable[[], None] | None = None,
     after_commit: Callable[[CompileResult], None] | None = None,
     profile: ReleaseProfile | None = None,
+    werror: bool = False,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -175,6 +228,8 @@ def compile_to_directory(
     enough files for that to pay (:mod:`.output.background`), and the
     ``late`` passes, if any, run in a worker beside the backends that do not
     need them (Note [Late work]); the result is the same, byte for byte.
+    None: as many as pay (:func:`effective_jobs`; a module with fewer than
+    :data:`SERIAL_BELOW_FUNCTIONS` functions is compiled in one process).
 
     Unless ``dry_run``, everything from the first staged file to the depfile
     happens under the lock on ``out_dir`` (Note [One writer per OUT]), after
@@ -184,28 +239,31 @@ def compile_to_directory(
     ``after_commit`` run under that lock, right after recovery and after the
     depfile (bookkeeping kept in step with OUT, such as a no-op fingerprint).
     """
-    if dry_run:
+
+    def compile_locked(dry: bool) -> CompileResult:
         return _compile_locked(
-            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late, profile
-        )
-    with output_lock(out_dir, notify):
-        message = recover(str(out_dir))
-        if message is not None and notify is not None:
-            notify(message)
-        if before_commit is not None:
-            before_commit()
-        result = _compile_locked(
             module,
             targets,
             out_dir,
-            False,
+            dry,
             depfile,
             outputs_list,
             extra_inputs,
             jobs,
             late,
             profile,
+            werror,
         )
+
+    if dry_run:
+        return compile_locked(True)
+    with output_lock(out_dir, notify):
+        message = recover(str(out_dir))
+        if message is not None and notify is not None:
+            notify(message)
+        if before_commit is not None:
+            before_commit()
+        result = compile_locked(False)
         if after_commit is not None:
             after_commit(result)
         return result
@@ -219,12 +277,14 @@ def _compile_locked(
     depfile: Path | None,
     outputs_list: Path | None,
     extra_inputs: Sequence[str],
-    jobs: int,
+    jobs: int | None,
     late: LateWork | None,
     profile: ReleaseProfile | None,
+    werror: bool = False,
 ) -> CompileResult:
     timings: list[tuple[str, float]] = []
     warnings: list[Diagnostic] = []
+    jobs = effective_jobs(jobs, module)
     helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
     try:
         files = emit_targets(
@@ -236,6 +296,7 @@ def _compile_locked(
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
             profile=profile,
             warnings=warnings,
+            werror=werror,
         )
         if not dry_run:
             sources = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
@@ -250,7 +311,8 @@ def _compile_locked(
         files, out_dir, targets=targets, dry_run=dry_run, staged=staged, release=module.release
     )
     timings.append(("write", time.perf_counter() - start))
-    result = CompileResult(files, report, tuple(timings), tuple(warnings))
+    digests = {} if staged is None else staged.digests
+    result = CompileResult(files, report, tuple(timings), tuple(warnings), digests)
     if dry_run or (depfile is None and outputs_list is None):
         return result
     outputs = [str(out_dir / f.path) for f in files]

@@ -61,15 +61,16 @@ def write_state(
     generated: Iterable[tuple[str, str]],
     bookkeeping: Iterable[str],
     auxiliary: Iterable[str],
-    expected: Callable[[str], bytes | None],
+    expected: Callable[[str], bytes | str | None],
     units: dict[str, str] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
     ``generated`` are (path in OUT, target) pairs, ``bookkeeping`` paths in
     OUT; ``units`` each target's reuse key; ``expected(path)`` gives
-    a generated file's intended bytes (hashed for racy files instead of what
-    is on disk, which someone may have changed already).  Nothing is
+    a generated file's intended bytes, or their SHA-256 in hex (hashed for
+    racy files instead of what is on disk, which someone may have changed
+    already).  Nothing is
     recorded, and any older state removed, when a path cannot be written
     down or an input cannot be read: the next run is then a full one.
     """
@@ -115,7 +116,7 @@ def _body(
     directories: Iterable[str],
     outputs: list[tuple[str, str]],
     auxiliary: Iterable[str],
-    expected: Callable[[str], bytes | None],
+    expected: Callable[[str], bytes | str | None],
     units: dict[str, str],
 ) -> str | None:
     lines: list[str] = []
@@ -142,11 +143,12 @@ def _body(
         digest = "-"
         if max(mtime, ctime) >= racy_from:
             data = expected(relative) if target else None
-            digest = (
-                hashlib.sha256(data).hexdigest()
-                if data is not None
-                else file_digest(f"{root}/{relative}") or "?"
-            )
+            if isinstance(data, str):
+                digest = data
+            elif data is not None:
+                digest = hashlib.sha256(data).hexdigest()
+            else:
+                digest = file_digest(f"{root}/{relative}") or "?"
         lines.append(f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'}\t{relative}\n")
     for path in sorted(auxiliary):
         digest = file_digest(path)

@@ -12,7 +12,10 @@ helper compares and stages it (:class:`~.staging.Stager`) on the other core
 while the next file is being generated.
 
 Files travel down a pipe (a small header, the path, the bytes, in batches
-of 256 KiB) whose buffer is enlarged to 1 MiB.  When the helper falls
+of 256 KiB) whose buffer is enlarged to 1 MiB.  The helper replies with each
+file's status and the SHA-256 of its bytes (:attr:`.staging.Staged.digests`),
+hashed on its core, so that the emitting process may drop a text once the
+helper has it.  When the helper falls
 behind, the emitting process waits on the full pipe; that costs no time
 overall, because the compile cannot end before the helper has staged the
 last file anyway, and the helper is never short of work while it waits.
@@ -30,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import os
 import struct
 import sys
@@ -128,10 +132,13 @@ class BackgroundStager:
         if kind != "ok":
             raise OSError(detail or "the process staging the outputs failed")
         status: dict[str, str] = {}
+        digests: dict[str, str] = {}
         for line in body.splitlines():
-            letter, _, path = line.partition("\t")
+            letter, _, rest = line.partition("\t")
+            digest, _, path = rest.partition("\t")
             status[path] = letter
-        return Staged(detail or None, status)
+            digests[path] = digest
+        return Staged(detail or None, status, digests)
 
     def discard(self) -> None:
         self._finish()
@@ -159,6 +166,7 @@ def _helper(files: int, reply: int, out_dir: str, first_compile: bool) -> int:
     # It only moves bytes; a collection would walk (and copy) the parent's heap.
     gc.disable()
     stager = Stager(out_dir, first_compile=first_compile)
+    digests: dict[str, str] = {}
     done = False
     text: str
     try:
@@ -180,7 +188,9 @@ def _helper(files: int, reply: int, out_dir: str, first_compile: bool) -> int:
                 path_start = start + _HEADER.size
                 data_start = path_start + path_size
                 path = pending[path_start:data_start].decode("utf-8")
-                stager.add(path, bytes(pending[data_start:end]))
+                data = bytes(pending[data_start:end])
+                stager.add(path, data)
+                digests[path] = hashlib.sha256(data).hexdigest()
                 start = end
             del pending[:start]
             start = 0
@@ -191,7 +201,7 @@ def _helper(files: int, reply: int, out_dir: str, first_compile: bool) -> int:
         if done:
             staged = stager.result()
             lines = [f"ok\t{staged.staging or ''}"]
-            lines += [f"{letter}\t{path}" for path, letter in staged.status.items()]
+            lines += [f"{letter}\t{digests[p]}\t{p}" for p, letter in staged.status.items()]
             text = "\n".join(lines) + "\n"
         else:
             stager.discard()
@@ -224,16 +234,22 @@ class StagerOnDemand:
         self._waiting: list[tuple[str, bytes]] = []
         self._helper: BackgroundStager | None = None
 
-    def add(self, path: str, data: bytes) -> None:
+    def add(self, path: str, data: bytes) -> list[str]:
+        """Hand a file over; the paths of the files the helper received with this
+        call (none while waiting, all waiting ones when it starts), whose texts
+        the caller need not keep."""
         if self._helper is not None:
             self._helper.add(path, data)
-            return
+            return [path]
         self._waiting.append((path, data))
-        if len(self._waiting) >= self._threshold:
-            self._helper = BackgroundStager(self._out_dir)
-            for waiting in self._waiting:
-                self._helper.add(*waiting)
-            self._waiting.clear()
+        if len(self._waiting) < self._threshold:
+            return []
+        self._helper = BackgroundStager(self._out_dir)
+        for waiting in self._waiting:
+            self._helper.add(*waiting)
+        handed = [waiting_path for waiting_path, _ in self._waiting]
+        self._waiting.clear()
+        return handed
 
     @property
     def started(self) -> bool:

@@ -36,6 +36,10 @@ class Staged:
 
     staging: str | None
     status: dict[str, str] = attrs.field(eq=False)
+    #: path -> SHA-256 (hex) of the bytes staged or found unchanged, for the
+    #: files a helper process staged (:mod:`.background`), so that the emitting
+    #: process need not keep their texts; empty when staged in line.
+    digests: dict[str, str] = attrs.field(factory=dict, eq=False)
 
 
 def write_new_file(path: str, data: bytes) -> None:

@@ -1,0 +1,190 @@
+"""The compiled code of attrs' generated methods, kept between runs.
+
+Note [Cached attrs methods]: attrs writes each class's ``__init__``,
+``__eq__``, ``__hash__``, ``__repr__``... as Python source when the class is
+defined and compiles it with the builtin ``compile``.  A ``schemac compile
+-t all`` defines about 260 attrs classes (the IR, the views and plans of
+every backend), and compiling their methods is ~0.09 s of every run: a third
+of the import time, the largest single part of an empty compile's floor.
+The source attrs generates for a class depends only on the class's
+definition, so the code objects can be kept like ``.pyc`` files are, with
+one exception: ``__hash__`` mixes in a per-class integer, the string hash of
+a name derived from the class's, which changes with ``PYTHONHASHSEED`` in
+every process.  That number is replaced by a stand-in before the source is
+looked up, and the cached code gets this process's value back in its
+constants; a source where the number's text is not exactly one constant is
+compiled directly.  (Should attrs name things differently, the
+lookups of hashable classes just miss: slower, never wrong.)
+
+:func:`install` points attrs' ``compile`` at :class:`CodeCache`, which looks
+each (file name, source) pair up in one marshalled dict under schemac's cache
+directory and compiles only what it does not hold; :meth:`CodeCache.save`
+writes the dict back when something was added.  The key is the whole source
+text and the name attrs gave it, and the file is per attrs and Python
+version (``marshal``'s format is Python's), so a hit is exactly what
+``compile`` would have returned.  Only the ``schemac`` command installs it
+(:mod:`schemac.launcher`), never an importer of the package, and only when
+the no-op check did not already end the run.  With ``SCHEMAC_NO_CACHE`` set,
+or an attrs that does not compile through a module-level ``compile``,
+nothing is installed.
+
+This module imports nothing from schemac but :mod:`schemac.cachedir`.
+"""
+
+from __future__ import annotations
+import __future__
+
+import builtins
+import hashlib
+import marshal
+import os
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from schemac.cachedir import cache_subdir, content_key
+
+#: Entries above which a save keeps only this run's (the dict would otherwise
+#: only grow as schemac's classes change).
+_MAX_ENTRIES = 4000
+_FORMAT = "schemac-attrs-code 3"
+#: What attrs names the methods of a class: ``<attrs generated methods
+#: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition.
+_METHODS_NAME = re.compile(r"<attrs generated methods (.*?)(?:-\d+)?>")
+#: Stands in for the type hash in the stored code.
+_STAND_IN = 0x5C4E_AC00_0000_0001
+
+
+def _type_hash(filename: str) -> int | None:
+    """The number attrs mixes into the ``__hash__`` of the class it compiles
+    ``filename`` for (the string hash of the name it gives that method)."""
+    match = _METHODS_NAME.fullmatch(filename)
+    return None if match is None else hash(f"<attrs generated hash {match[1]}>")
+
+
+class CodeCache:
+    """``compile`` for attrs' generated sources, backed by the dict stored at ``path``."""
+
+    def __init__(self, path: Path, flags: int) -> None:
+        self.path = path
+        #: The ``__future__`` flags attrs' own ``compile`` calls inherit from its module.
+        self._flags = flags
+        #: Each entry marshalled on its own: a run unmarshals only the classes
+        #: it defines (``-t python`` needs a fraction of ``-t all``'s).
+        self._stored: dict[str, bytes] = _read(path)
+        self._used: dict[str, bytes] = {}
+        self.added = 0
+
+    def compile(self, source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
+        """Like the builtin (attrs calls ``compile(script, filename, "exec")``)."""
+        if args or kwargs or not isinstance(source, str) or not isinstance(filename, str):
+            return builtins.compile(source, filename, mode, *args, **kwargs)
+        number = _type_hash(filename)
+        if number is not None:
+            occurrences = source.count(str(number))
+            if occurrences > 1:  # not only the constant: no shortcut
+                return builtins.compile(source, filename, mode, self._flags, True)
+            if not occurrences:
+                number = None  # a class without a generated __hash__
+        normal = source if number is None else source.replace(str(number), str(_STAND_IN))
+        key = hashlib.sha1(f"{mode}\0{filename}\0{normal}".encode(), usedforsecurity=False)
+        digest = key.hexdigest()
+        code = _code(self._stored.get(digest))
+        if code is None:
+            code = builtins.compile(normal, filename, mode, self._flags, True)
+            self._used[digest] = marshal.dumps(code)
+            self.added += 1
+        else:
+            self._used[digest] = self._stored[digest]
+        if number is None:
+            return code
+        restored, found = _put_back(code, {_STAND_IN: number})
+        if found != 1:  # the text was not a constant after all
+            return builtins.compile(source, filename, mode, self._flags, True)
+        return restored
+
+    def save(self) -> None:
+        """Store what was compiled anew (nothing if every lookup hit); errors are ignored."""
+        if not self.added:
+            return
+        entries = {**self._stored, **self._used}
+        if len(entries) > _MAX_ENTRIES:
+            entries = dict(self._used)
+        import tempfile
+
+        try:
+            handle, temporary = tempfile.mkstemp(prefix=".attrs-", dir=self.path.parent)
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(marshal.dumps(entries))
+            os.replace(temporary, self.path)
+        except OSError:
+            pass
+
+
+def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeType, int]:
+    """``code`` with each integer constant in ``values`` replaced, in nested code too;
+    and how many constants were replaced."""
+    found = 0
+    consts: list[object] = []
+    for constant in code.co_consts:
+        if type(constant) is int and constant in values:
+            constant = values[constant]
+            found += 1
+        elif isinstance(constant, types.CodeType):
+            constant, inner = _put_back(constant, values)
+            found += inner
+        consts.append(constant)
+    if not found:
+        return code, 0
+    return code.replace(co_consts=tuple(consts)), found
+
+
+def _read(path: Path) -> dict[str, bytes]:
+    try:
+        loaded = marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, bytes)}
+
+
+def _code(data: bytes | None) -> types.CodeType | None:
+    if data is None:
+        return None
+    try:
+        code = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
+
+
+def install() -> CodeCache | None:
+    """Make attrs compile through a :class:`CodeCache`; None if it cannot or should not."""
+    try:
+        import attr._make as maker
+    except ImportError:  # pragma: no cover - attrs is a dependency
+        return None
+    if not hasattr(maker, "_compile_and_eval") or "compile" in vars(maker):
+        return None  # another attrs layout, or already installed
+    directory = cache_subdir("attrs")
+    if directory is None:
+        return None
+    # Which attrs: its code generator's file, not ``attr.__version__``, which
+    # imports importlib.metadata (25 ms) to find out.
+    try:
+        made = os.stat(maker.__file__)
+    except (OSError, TypeError):
+        return None
+    which = f"{maker.__file__}\0{made.st_size}\0{made.st_mtime_ns}"
+    path = directory / f"{content_key([_FORMAT, which, sys.version])}.marshal"
+    # attrs' module may use ``from __future__ import annotations``; its compile
+    # calls inherit that, so the cache's must pass it on explicitly.
+    flags = 0
+    if vars(maker).get("annotations") is __future__.annotations:
+        flags |= __future__.annotations.compiler_flag
+    cache = CodeCache(path, flags)
+    maker.compile = cache.compile  # type: ignore[attr-defined]
+    return cache

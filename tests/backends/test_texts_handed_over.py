@@ -1,0 +1,76 @@
+"""Note [Texts handed over]: with a staging helper, the emitting process drops each
+file's text once the helper has its bytes, and records the helper's digests instead."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from schemac.backends.driver import compile_to_directory
+from schemac.backends.output import background
+from schemac.backends.output.background import can_fork
+from schemac.frontend.loader import load_module
+from schemac.ir.module import Module
+from schemac.passes.manager import run_pipeline
+from schemac.rebuild import state
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = ROOT / "examples" / "toyops"
+TARGETS = ["headers", "schema", "cpu"]
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+
+
+@pytest.fixture(scope="module")
+def toy_module() -> Module:
+    module = load_module(TOY / "native_functions.yaml", TOY / "tags.yaml")
+    return run_pipeline(module).module
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_the_helper_keeps_the_bytes_and_reports_their_digests(
+    toy_module: Module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(background, "HELPER_THRESHOLD", 3)
+    two = compile_to_directory(toy_module, TARGETS, tmp_path / "two", jobs=2)
+    one = compile_to_directory(toy_module, TARGETS, tmp_path / "one", jobs=1)
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
+    assert len(two.files) > 20 and [f.path for f in one.files] == [f.path for f in two.files]
+    # Every file reached the helper (the first three once it started): no text is kept.
+    assert all(f.text == "" and f.target for f in two.files)
+    written = tmp_path / "two"
+    assert two.digests == {
+        f.path: hashlib.sha256((written / f.path).read_bytes()).hexdigest() for f in two.files
+    }
+    assert one.digests == {} and all(f.text for f in one.files)
+
+
+def test_no_helper_no_dropped_text(
+    toy_module: Module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Too few files for the helper to start: the texts are staged in line."""
+    monkeypatch.setattr(background, "HELPER_THRESHOLD", 10_000)
+    result = compile_to_directory(toy_module, TARGETS, tmp_path / "out", jobs=2)
+    assert result.digests == {} and all(f.text for f in result.files)
+    assert _tree(tmp_path / "out")
+
+
+def test_a_racy_file_is_recorded_with_the_digest_given(tmp_path: Path) -> None:
+    """The no-op record hashes what schemac meant to write, given as bytes or as a digest."""
+    (tmp_path / "a.h").write_text("int a;\n")
+    (tmp_path / "b.h").write_text("int b;\n")
+    digest = hashlib.sha256(b"int b;\n").hexdigest()
+    meant = {"a.h": b"int a;\n", "b.h": digest}
+    body = state._body(
+        tmp_path, 0, [], [], [("a.h", "headers"), ("b.h", "headers")], [], meant.get, {}
+    )
+    assert body is not None
+    records = dict(line.rsplit("\t", 1)[::-1] for line in body.splitlines())
+    assert records["a.h"].split()[5] == hashlib.sha256(b"int a;\n").hexdigest()
+    assert records["b.h"].split()[5] == digest
+    assert state._check_body(str(tmp_path), f"files 2\n{body}") == 2

@@ -1,0 +1,127 @@
+"""The cache of attrs' generated methods (Note [Cached attrs methods])."""
+
+from __future__ import annotations
+import __future__
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import attr._make
+import attrs
+import pytest
+
+from schemac.attrs_code import CodeCache
+
+FLAGS = __future__.annotations.compiler_flag
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _define_point() -> type:
+    @attrs.frozen
+    class Point:
+        x: int
+        y: int = 0
+
+    return Point
+
+
+def _point_class(cache: CodeCache, monkeypatch: pytest.MonkeyPatch) -> type:
+    monkeypatch.setattr(attr._make, "compile", cache.compile, raising=False)
+    try:
+        return _define_point()
+    finally:
+        monkeypatch.undo()
+
+
+def test_a_stored_class_behaves_like_a_compiled_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "code.marshal"
+    first = CodeCache(path, FLAGS)
+    made = _point_class(first, monkeypatch)
+    assert first.added == 1
+    first.save()
+
+    second = CodeCache(path, FLAGS)
+    kept = _point_class(second, monkeypatch)
+    assert second.added == 0  # the stored code was used
+    plain = _define_point()
+    for cls in (made, kept):
+        assert hash(cls(1, 2)) == hash(plain(1, 2))
+        assert cls(1) == cls(1, 0) and cls(1) != cls(2)
+        assert repr(cls(3, 4)).endswith("Point(x=3, y=4)")
+        with pytest.raises(attrs.exceptions.FrozenInstanceError):
+            cls(1).x = 2  # type: ignore[misc]
+
+
+_DEFINE_IN_A_PROCESS = """
+import sys, attr._make, attrs
+from pathlib import Path
+from schemac.attrs_code import CodeCache, __future__
+cache = CodeCache(Path(sys.argv[1]), __future__.annotations.compiler_flag)
+def define():
+    @attrs.frozen
+    class Point:
+        x: int
+    return Point
+attr._make.compile = cache.compile
+cached = define()
+del attr._make.compile
+plain = define()
+assert hash(cached(5)) == hash(plain(5)) and hash(cached(5)) != hash(plain(6))
+cache.save()
+print(cache.added)
+"""
+
+
+def test_the_hash_seed_dependent_number_is_put_back(tmp_path: Path) -> None:
+    """``__hash__`` mixes in a number that changes with the hash seed: a process
+    with another seed reuses the stored code with its own number."""
+    added = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-c", _DEFINE_IN_A_PROCESS, str(tmp_path / "code.marshal")]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+        added.append(done.stdout.strip())
+    assert added == ["1", "0"]
+
+
+def test_a_number_that_is_not_only_the_constant_is_compiled_directly(tmp_path: Path) -> None:
+    filename = "<attrs generated methods tests.C>"
+    number = hash("<attrs generated hash tests.C>")
+    source = f"text = '{number}'\nvalue = {number}\n"
+    namespace: dict[str, object] = {}
+    exec(CodeCache(tmp_path / "code.marshal", FLAGS).compile(source, filename, "exec"), namespace)
+    assert namespace["text"] == str(number)
+    assert namespace["value"] == number
+
+
+def test_a_corrupt_store_is_ignored_and_rewritten(tmp_path: Path) -> None:
+    path = tmp_path / "code.marshal"
+    path.write_bytes(b"not marshal data")
+    cache = CodeCache(path, FLAGS)
+    namespace: dict[str, object] = {}
+    exec(cache.compile("value = 1\n", "<t>", "exec"), namespace)
+    assert namespace["value"] == 1
+    cache.save()
+    assert CodeCache(path, FLAGS).compile("value = 1\n", "<t>", "exec") is not None
+
+
+def test_the_command_writes_the_same_files_with_a_cold_and_a_warm_cache(tmp_path: Path) -> None:
+    """Two processes with other hash seeds: the second reuses the first's code."""
+    toy = ROOT / "examples" / "toyops"
+    outputs = []
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "PYTHONHASHSEED": seed}
+        env.pop("SCHEMAC_NO_CACHE", None)
+        command = [
+            sys.executable, "-m", "schemac", "compile", str(toy / "native_functions.yaml"),
+            "--tags", str(toy / "tags.yaml"), "-t", "headers,schema", "-o", str(out),
+        ]  # fmt: skip
+        subprocess.run(command, check=True, env=env, cwd=ROOT, capture_output=True)
+        outputs.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*.h")})
+        assert list((tmp_path / "cache" / "schemac" / "attrs").glob("*.marshal"))
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 5
