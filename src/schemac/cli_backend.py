@@ -24,6 +24,7 @@ from schemac.frontend.backend_loader import read_backend_yaml
 from schemac.frontend.loader import LoadResult
 from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.module import Module
+from schemac.profiles import load_profile, reference_profile
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
@@ -157,7 +158,9 @@ def _coverage(args: argparse.Namespace) -> int:
     bound, found = bind_backend(module, spec)
     if problems or found:
         raise InputError([*problems, *found])
-    report = coverage_report(module, bound)
+    # The lists of the release the module was loaded for (--torch-version).
+    profile = reference_profile() if module.release is None else load_profile(module.release)
+    report = coverage_report(module, bound, profile)
     print(report.to_json() if args.format == "json" else report.to_text(), end="")
     return 0
 

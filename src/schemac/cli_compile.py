@@ -18,6 +18,7 @@ import attrs
 from schemac.backends.cpp_names import cpp_name_diagnostics
 from schemac.cli_backend import BackendInput, add_backend_arguments, compile_targets
 from schemac.cli_command import Subcommand
+from schemac.cli_host import host_release_warnings
 from schemac.cli_inputs import (
     add_input_arguments,
     checked_module,
@@ -180,6 +181,8 @@ def _compile_recorded(
         if load.failed:
             _raise_every_problem(load, compile_pass_manager(targets, args.select), context, backend)
         module = load.module
+        # Host text of another release than the target: Note [Host text of another release].
+        host_warnings = host_release_warnings(args, target, module, targets)
         every_target = targets
         if recording is not None and args.depfile is None and args.outputs_list is None:
             # Targets whose inputs did not change keep their files: Note [Target reuse].
@@ -216,7 +219,9 @@ def _compile_recorded(
                 every_target,
                 (args.depfile, args.outputs_list),
                 () if args.select is None else (str(args.select),),
-                warned=bool(target.warnings or context.warnings or result.warnings),
+                warned=bool(
+                    target.warnings or host_warnings or context.warnings or result.warnings
+                ),
             )
     except OSError as error:
         sys.stderr.write(f"schemac: error: cannot write the outputs: {printable(str(error))}\n")
@@ -228,7 +233,7 @@ def _compile_recorded(
         if args.dry_run or line.startswith("remove "):
             print(printable(line))
     print(printable(report.summary()))
-    report_warnings(target, [*context.warnings, *result.warnings], sys.stderr)
+    report_warnings(target, [*host_warnings, *context.warnings, *result.warnings], sys.stderr)
     return 0
 
 
