@@ -2,7 +2,11 @@
 
 A test module marked ``pytest.mark.each_release`` runs once per selected
 release (``each_release(secondary=True)``: each but the primary one, for
-checks the primary release's own tests already make): its ``torch_release``
+checks the primary release's own tests already make;
+``each_release(slow_secondary=True)``, on a test: the releases besides the
+primary one only under ``-m slow``, for checks too costly for CI; ``make test``
+runs ``slow`` tests, so a test or parameter that must not run there is marked
+``slow_only``, deselected unless the run asks for slow tests): its ``torch_release``
 fixture (and everything built on it: the YAML paths, schemac's module,
 torchgen's outputs) is parametrized at session scope,
 so pytest groups the tests by release and builds each release's artefacts
@@ -31,7 +35,11 @@ from torch_releases import (
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "each_release(secondary=False): run once per selected torch reference release",
+        "each_release(secondary=False, slow_secondary=False): run once per selected torch "
+        "reference release",
+    )
+    config.addinivalue_line(
+        "markers", "slow_only: run only when the run asks for slow tests (-m slow)"
     )
 
 
@@ -62,15 +70,26 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     versions = selected_releases(metafunc.config)
     if marker.kwargs.get("secondary"):
         versions = tuple(v for v in versions if v != PRIMARY_RELEASE)
+    slow_secondary = bool(marker.kwargs.get("slow_secondary"))
+
+    def marks(version: str) -> tuple[pytest.MarkDecorator, ...]:
+        if slow_secondary and version != PRIMARY_RELEASE:
+            return (pytest.mark.slow, pytest.mark.slow_only)
+        return () if version in DEFAULT_RELEASES else (pytest.mark.slow,)
+
     params = [
-        pytest.param(
-            version,
-            id=f"torch{version}",
-            marks=() if version in DEFAULT_RELEASES else (pytest.mark.slow,),
-        )
-        for version in versions
+        pytest.param(version, id=f"torch{version}", marks=marks(version)) for version in versions
     ]
     metafunc.parametrize("torch_release", params, indirect=True, scope="session")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if _asks_for_slow(config):
+        return
+    kept = [item for item in items if item.get_closest_marker("slow_only") is None]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")

@@ -33,6 +33,7 @@ DATA = ROOT / "src" / "schemac" / "profiles" / "data"
 # The same reading of headers as a compile's (schemac is installed wherever
 # this script runs: it is a maintainer's tool of this repository).
 sys.path.insert(0, str(ROOT / "src"))
+from schemac.backends.host_release import DIGESTS, SPLICED_FILES, host_text_digest  # noqa: E402
 from schemac.frontend.helper_headers import HELPER_HEADERS, header_functions  # noqa: E402
 
 AUTOGRAD = "torchgen/packaged/autograd"
@@ -147,6 +148,10 @@ FEATURE_SOURCES: dict[str, tuple[str, Callable[[str], bool]]] = {
     "python_method_has_torch_function": (
         f"{AUTOGRAD}/gen_python_functions.py",
         lambda text: "if (has_torch_function(self_))" in text,
+    ),
+    "python_factory_method_checks_dispatch": (
+        "torchgen/api/python.py",
+        lambda text: "tensor_has_dispatch(self)" in text,
     ),
     "per_key_export_macros": (
         "torchgen/dest/native_functions.py",
@@ -567,6 +572,88 @@ def functionalization_lists(files: ReleaseFiles) -> dict[str, list[str]]:
     return lists
 
 
+#: The dict of 2.15's functionalization generator: multi-output view -> the C++
+#: body that rebuilds one output, with ``{slice}`` / ``{select}`` for the op called.
+SINGLE_OUTPUT_REPLAY = "SINGLE_OUTPUT_VIEW_REPLAY"
+
+
+def single_output_replay(files: ReleaseFiles) -> dict[str, str]:
+    """Multi-output view -> ``slice`` or ``select``: which operator its ViewMeta's
+    forward calls to rebuild its one output (none before 2.15).
+
+    Only the kind is taken from the release's body text; schemac writes the
+    body itself from the view's arguments.
+    """
+    text = files.read(FUNCTIONALIZATION)
+    bodies = None if text is None else module_literals(text).get(SINGLE_OUTPUT_REPLAY)
+    if bodies is None:
+        return {}
+    kinds: dict[str, str] = {}
+    for name, body in bodies.items():
+        found = [kind for kind in ("slice", "select") if f"{{{kind}}}" in str(body)]
+        if len(found) != 1:
+            raise ExtractionError(
+                f"{FUNCTIONALIZATION}: {SINGLE_OUTPUT_REPLAY}[{name!r}] calls neither or both "
+                "of {slice} and {select}"
+            )
+        kinds[str(name)] = found[0]
+    return kinds
+
+
+#: Host template folder (as schemac names host files) -> where the wheel keeps it.
+HOST_TEMPLATE_FOLDERS = {
+    "aten": "torchgen/packaged/ATen/templates",
+    "autograd": f"{AUTOGRAD}/templates",
+}
+
+
+def host_template_digests(files: ReleaseFiles) -> dict[str, str]:
+    """The digest of each host file schemac splices, as the release ships it."""
+    digests: dict[str, str] = {}
+    for name in SPLICED_FILES:
+        folder, _, file_name = name.partition("/")
+        text = files.read(f"{HOST_TEMPLATE_FOLDERS[folder]}/{file_name}")
+        if text is not None:
+            digests[name] = host_text_digest(text)
+    return digests
+
+
+#: What a PrivateUse1 device must implement itself for tensors to exist, move and
+#: be viewed on it.  Not torchgen's data: PyTorch's PrivateUse1 documentation
+#: lists these; the profile keeps those the release's native_functions.yaml defines.
+DEVICE_REQUIRED_OPERATORS = (
+    "empty.memory_format",
+    "empty_strided",
+    "as_strided",
+    "view",
+    "_reshape_alias",
+    "resize_",
+    "_copy_from",
+    "_copy_from_and_resize",
+    "_local_scalar_dense",
+    "set_.source_Storage",
+    "set_.source_Storage_storage_offset",
+    "set_.source_Tensor",
+    "set_",
+)
+#: The tags that mark what decompositions lower to, if the release's tags.yaml has them.
+DECOMPOSITION_TARGET_TAGS = ("core",)
+NATIVE_YAML = "torchgen/packaged/ATen/native/native_functions.yaml"
+TAGS_YAML = "torchgen/packaged/ATen/native/tags.yaml"
+
+
+def backend_stub_lists(files: ReleaseFiles) -> dict[str, list[str]]:
+    """The coverage report's lists: the device operators and the decomposition tags
+    of the curated lists above that the release's YAML defines."""
+    native = files.need(NATIVE_YAML)
+    defined = set(re.findall(r"^- func: ([\w.]+)\(", native, re.M))
+    tags = set(re.findall(r"^- tag: (\w+)", files.need(TAGS_YAML), re.M))
+    return {
+        "device_required_operators": [op for op in DEVICE_REQUIRED_OPERATORS if op in defined],
+        "decomposition_target_tags": [t for t in DECOMPOSITION_TARGET_TAGS if t in tags],
+    }
+
+
 def extract(source: Path) -> dict[str, Any]:
     """The profile data of the release in ``source`` (a wheel or a directory)."""
     files = ReleaseFiles(source)
@@ -595,6 +682,7 @@ def extract(source: Path) -> dict[str, Any]:
         return literals[path].get(name)
 
     lists.update(functionalization_lists(files))
+    lists.update(backend_stub_lists(files))
     for list_name, (path, variable) in LIST_SOURCES.items():
         value = literal(path, variable)
         if value is None:
@@ -617,6 +705,10 @@ def extract(source: Path) -> dict[str, Any]:
     if shards:
         tables["shard_counts"] = shards
     tables.update(_aoti_policy(files, lists))
+    tables[DIGESTS] = host_template_digests(files)
+    replay = single_output_replay(files)
+    if replay:
+        tables["view_meta_single_output_replay"] = replay
     features = sorted(
         name
         for name, (path, test) in FEATURE_SOURCES.items()

@@ -11,15 +11,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import attrs
 
+from schemac.cli_command import Subcommand
+from schemac.cli_inputs import add_input_arguments, checked_module, load_inputs_partially
+from schemac.cli_release import target_release
 from schemac.diagnostics import Diagnostic, InputError, SchemacError
 from schemac.frontend.backend_loader import read_backend_yaml
+from schemac.frontend.loader import LoadResult
 from schemac.ir.external_backend import ExternalBackend
 from schemac.ir.module import Module
+from schemac.profiles import load_profile, reference_profile
 
 
 def add_backend_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,6 +88,22 @@ class BackendInput:
                 raise
             raise InputError([*error.diagnostics, *self.problems]) from None
 
+    def binding_problems(self, module: Module, load: LoadResult) -> list[Diagnostic]:
+        """What binding finds against the passes' module of a load that failed.
+
+        Operators of entries the load left out are missing from ``module``:
+        what the backend YAML says of them is not reported (it follows from
+        the load's own error).
+        """
+        if self.spec is None:
+            return []
+        from schemac.backends.backend_stubs.bind import bind_backend
+
+        _, found = bind_backend(module, self.spec)
+        listed = (*self.spec.supported, *self.spec.autograd, *self.spec.symint)
+        hidden = {op.span for op in listed if load.left_out(op.name)}
+        return [d for d in found if d.span not in hidden]
+
     def attached_to(self, module: Module) -> Module:
         """``module`` carrying the backend (unchanged without ``--backend``)."""
         if self.path is None:
@@ -108,16 +129,28 @@ def compile_targets(text: str | None, with_backend: bool) -> tuple[str, ...]:
     return targets
 
 
-def coverage_command(
-    args: argparse.Namespace, load: Callable[[], Module], run: Callable[[Module], Module]
-) -> int:
-    """``schemac coverage``: print the backend's coverage report (``run``: the passes)."""
+def _coverage_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--backend", type=Path, required=True, metavar="BACKEND_YAML", help="the backend's YAML"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    """``schemac coverage``: print the backend's coverage report."""
     from schemac.backends.backend_stubs.bind import bind_backend
     from schemac.backends.backend_stubs.coverage import coverage_report
+    from schemac.passes.manager import PassManager
 
+    target = target_release(args)
     spec, problems = read_backend_yaml(args.backend)
+    load = load_inputs_partially(args, target, autograd_files=False)
+    context = target.pass_context(left_out=load.left_out_bases)
     try:
-        module = run(load())
+        module = checked_module(load, lambda m: PassManager.default().run(context, m).module)
     except SchemacError as error:
         raise InputError([*error.diagnostics, *problems]) from None
     if spec is None:
@@ -125,23 +158,28 @@ def coverage_command(
     bound, found = bind_backend(module, spec)
     if problems or found:
         raise InputError([*problems, *found])
-    report = coverage_report(module, bound)
+    # The lists of the release the module was loaded for (--torch-version).
+    profile = reference_profile() if module.release is None else load_profile(module.release)
+    report = coverage_report(module, bound, profile)
     print(report.to_json() if args.format == "json" else report.to_text(), end="")
     return 0
 
 
-def register_backend_init_command(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = subparsers.add_parser(
-        "backend-init",
-        help="write a starter tree for a new PrivateUse1 device",
-        description="Write NAME/ (or -o DIR): backend.yaml, csrc/device.{h,cpp} (allocator, "
-        "device guard, hooks), csrc/kernels.cpp (the operators every device needs, over "
-        "host memory), NAME/__init__.py (rename PrivateUse1, register torch.NAME) and "
-        "NAME/build.py (schemac + cpp_extension). Existing files are never overwritten.",
-    )
+COVERAGE = Subcommand(
+    "coverage",
+    help="which operators an out-of-tree backend implements, and which it lacks",
+    description="Classify every operator of the native YAML for the backend YAML: "
+    "implemented, reached through composite kernels, CPU-fallback only, unavailable; "
+    "and list the core operators and the operators every PrivateUse1 device must "
+    "provide that it lacks.",
+    arguments=_coverage_arguments,
+    handler=_coverage,
+)
+
+
+def _backend_init_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("name", metavar="NAME", help="the device's name (lower-case identifier)")
     parser.add_argument("-o", "--out", type=Path, help="directory to write (default: NAME)")
-    parser.set_defaults(handler=_backend_init, parser=parser)
 
 
 def _backend_init(args: argparse.Namespace) -> int:
@@ -163,3 +201,15 @@ def _backend_init(args: argparse.Namespace) -> int:
     for path in written:
         print(f"create {path}")
     return 0
+
+
+BACKEND_INIT = Subcommand(
+    "backend-init",
+    help="write a starter tree for a new PrivateUse1 device",
+    description="Write NAME/ (or -o DIR): backend.yaml, csrc/device.{h,cpp} (allocator, "
+    "device guard, hooks), csrc/kernels.cpp (the operators every device needs, over "
+    "host memory), NAME/__init__.py (rename PrivateUse1, register torch.NAME) and "
+    "NAME/build.py (schemac + cpp_extension). Existing files are never overwritten.",
+    arguments=_backend_init_arguments,
+    handler=_backend_init,
+)

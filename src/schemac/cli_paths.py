@@ -10,6 +10,7 @@ path in it holds a line break, which neither format can express.
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -90,3 +91,10 @@ def _overlap(
                     " outputs list cannot express"
                 )
     return None
+
+
+def output_path(text: str) -> Path:
+    """An output path; '' would silently mean the current directory (Path('') is '.')."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    return Path(text)

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from schemac.cli_command import Subcommand, no_arguments
 from schemac.cli_selection import with_selection
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
@@ -77,19 +78,19 @@ def compile_pass_manager(targets: Sequence[str], select: Path | None) -> PassMan
     return with_selection(PassManager.for_requirements(facts), select)
 
 
-def register_passes_command(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = subparsers.add_parser(
-        "passes",
-        help="list the passes of the pipeline, in the order they run",
-        description="List every pass of the default pipeline in run order, with what it "
-        "requires and provides.",
-    )
-    parser.set_defaults(handler=_list_passes, parser=parser)
-
-
 def _list_passes(args: argparse.Namespace) -> int:
     for p in PassManager.default().passes:
         print(f"{p.name}: {p.summary}")
         print(f"    requires: {', '.join(p.requires) or '-'}")
         print(f"    provides: {', '.join(p.provides) or '-'}")
     return 0
+
+
+PASSES = Subcommand(
+    "passes",
+    help="list the passes of the pipeline, in the order they run",
+    description="List every pass of the default pipeline in run order, with what it "
+    "requires and provides.",
+    arguments=no_arguments,
+    handler=_list_passes,
+)

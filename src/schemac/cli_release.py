@@ -73,9 +73,16 @@ class TargetRelease:
     #: Warnings about the options themselves (an unsupported release).
     warnings: tuple[Diagnostic, ...] = ()
 
-    def pass_context(self, *, verify: bool = False) -> PassContext:
+    def pass_context(
+        self, *, verify: bool = False, left_out: frozenset[str] = frozenset()
+    ) -> PassContext:
+        """``left_out``: what the load left out (``LoadResult.left_out_bases``)."""
         return PassContext(
-            verify=verify, profile=self.profile, werror=self.werror, helpers=self.helpers
+            verify=verify,
+            profile=self.profile,
+            werror=self.werror,
+            helpers=self.helpers,
+            left_out=left_out,
         )
 
 

@@ -50,4 +50,5 @@ def split_late_work(
         timings = tuple((t.name, t.seconds) for t in result.timings)
         return result.module, timings, tuple(context.warnings[before:])
 
-    return PassManager(early), LateWork(run_passes, late_manager.names(), late_backends)
+    late = LateWork(run_passes, late_manager.names(), late_backends, context.werror)
+    return PassManager(early), late

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import attrs
 import pytest
 
 from schemac.cli import main
@@ -109,3 +110,32 @@ def test_example_device_against_torch(capsys: pytest.CaptureFixture[str]) -> Non
     assert "add.Tensor" not in report["missing_core"]
     assert {"abs_", "abs.out", "tanh", "resize_"} <= set(report["classes"]["implemented"])
     assert report["missing_device_required"] == ["set_.source_Tensor", "set_"]
+
+
+def test_lists_come_from_the_target_release_profile(tmp_path: Path) -> None:
+    from schemac.backends.backend_stubs.bind import bind_backend
+    from schemac.backends.backend_stubs.coverage import coverage_report
+    from schemac.frontend.backend_loader import read_backend_yaml
+    from schemac.frontend.loader import load_module
+    from schemac.passes.manager import run_pipeline
+    from schemac.profiles import load_profile
+
+    coverage(tmp_path)  # writes the files
+    module = run_pipeline(load_module(tmp_path / "native.yaml", tmp_path / "tags.yaml")).module
+    spec, _ = read_backend_yaml(tmp_path / "backend.yaml")
+    assert spec is not None
+    bound, _ = bind_backend(module, spec)
+    for release in ("2.11", "2.15"):
+        profile = load_profile(release)
+        assert "_local_scalar_dense" in profile.names("device_required_operators")
+        report = coverage_report(module, bound, profile)
+        assert report.missing_device_required == ("_local_scalar_dense",)
+    # A release whose lists say otherwise gets its own answer.
+    profile = attrs.evolve(
+        load_profile("2.14"),
+        lists={**load_profile("2.14").lists, "device_required_operators": ("abs", "square"),
+               "decomposition_target_tags": ()},
+    )  # fmt: skip
+    report = coverage_report(module, bound, profile)
+    assert report.missing_device_required == ("square",)
+    assert report.missing_core == ()

@@ -1,4 +1,4 @@
-"""``compile --backend`` against ``torchgen.gen_backend_stubs`` of the installed torch.
+"""``compile --backend`` against ``torchgen.gen_backend_stubs``, per torch release.
 
 Three backend YAMLs: the hostdev example's (PrivateUse1, autograd, symint),
 one using every key of the format (use_out_as_primary true, device_guard
@@ -11,6 +11,9 @@ functions (signature and body, compared without comments and whitespace).
 The generated ``.cpp`` files then compile with ``g++ -fsyntax-only``
 against torch's headers (the example's are compiled for real by the
 end-to-end test).
+
+Per release (``each_release``): the release's YAML compiled with its profile,
+against the release's own ``gen_backend_stubs`` and headers.
 """
 
 from __future__ import annotations
@@ -20,16 +23,19 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+import yaml
 
 from schemac.backends.backend_stubs.backend import backend_files
 from schemac.frontend.backend_loader import read_backend_yaml
 from schemac.ir.module import Module
+from torch_releases import ReferenceRelease
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "backend_stubs"
@@ -40,30 +46,63 @@ YAMLS = {
 }
 
 
-def _run_torchgen(destination: Path) -> None:
-    staging = destination.with_name(destination.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    for name, yaml in YAMLS.items():
-        command = [
-            sys.executable, "-m", "torchgen.gen_backend_stubs",
-            "-s", str(yaml), "-o", str(staging / name),
-        ]  # fmt: skip
-        subprocess.run(command, check=True, capture_output=True)
-    staging.rename(destination)
+def _torchgen(release: ReferenceRelease, yamls: dict[str, Path]) -> Callable[[Path], None]:
+    def run(destination: Path) -> None:
+        staging = destination.with_name(destination.name + ".partial")
+        shutil.rmtree(staging, ignore_errors=True)
+        for name, path in yamls.items():
+            command = [
+                sys.executable, "-m", "torchgen.gen_backend_stubs",
+                "-s", str(path), "-o", str(staging / name),
+            ]  # fmt: skip
+            subprocess.run(command, check=True, capture_output=True, env=release.python_env())
+        staging.rename(destination)
+
+    return run
+
+
+#: The shared directories outlive the run: key them by the YAMLs' bytes too.
+_DIGEST = hashlib.sha256(b"".join(p.read_bytes() for p in YAMLS.values())).hexdigest()[:12]
 
 
 @pytest.fixture(scope="module")
-def torchgen_stubs(build_shared_reference) -> Path:  # type: ignore[no-untyped-def]
-    # The shared directory outlives the run: key it by the YAMLs' bytes too.
-    digest = hashlib.sha256(b"".join(p.read_bytes() for p in YAMLS.values())).hexdigest()[:12]
-    return build_shared_reference(f"torchgen-backend-stubs-{digest}", _run_torchgen)  # type: ignore[no-any-return]
+def release_yamls(  # type: ignore[no-untyped-def]
+    build_shared_reference, schemac_module: Module, torch_release: ReferenceRelease
+) -> dict[str, Path]:
+    """The YAMLs without the operators the release does not define (2.14 dropped
+    ``cholesky``): what both generators read."""
+    known = {str(f.func.name) for f in schemac_module.functions}
+
+    def build(destination: Path) -> None:
+        staging = destination.with_name(destination.name + ".partial")
+        staging.mkdir(parents=True, exist_ok=True)
+        for name, path in YAMLS.items():
+            data = yaml.safe_load(path.read_text())
+            for key in ("supported", "autograd"):
+                if key in data:
+                    data[key] = [op for op in data[key] if op in known]
+            (staging / f"{name}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+        staging.rename(destination)
+
+    directory = build_shared_reference(f"backend-yamls-{torch_release.version}-{_DIGEST}", build)
+    return {name: directory / f"{name}.yaml" for name in YAMLS}
 
 
 @pytest.fixture(scope="module")
-def schemac_stubs(schemac_module: Module, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def torchgen_stubs(  # type: ignore[no-untyped-def]
+    build_shared_reference, torch_release: ReferenceRelease, release_yamls: dict[str, Path]
+) -> Path:
+    name = f"torchgen-backend-stubs-{torch_release.version}-{_DIGEST}"
+    return build_shared_reference(name, _torchgen(torch_release, release_yamls))  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def schemac_stubs(
+    schemac_module: Module, release_yamls: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     out = tmp_path_factory.mktemp("schemac-stubs")
-    for name, yaml in YAMLS.items():
-        spec, problems = read_backend_yaml(yaml)
+    for name, path in release_yamls.items():
+        spec, problems = read_backend_yaml(path)
         assert spec is not None and not problems, problems
         for file in backend_files(schemac_module, spec):
             target = out / name / file.path
@@ -136,6 +175,7 @@ def test_same_registrations_and_wrappers(
         print(f"{name}/{source}: {len(our_wrappers)} registrations and wrappers equal")
 
 
+@pytest.mark.each_release(slow_secondary=True)  # about a minute of g++ per release
 def test_generated_sources_compile(
     schemac_stubs: Path,
     torch_include: Path,

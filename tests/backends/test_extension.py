@@ -177,6 +177,28 @@ def test_warnings_do_not_fail_the_compile(
     assert f"{source}:1:41: warning: 'view_of' returns an input (a view)" in err
     assert f"{source}:8:9: warning: 'count' has no Meta kernel and no composite kernel" in err
     assert '@torch.library.register_fake("lib::count")' in err
+    # Through the diagnostics channel: once each, sorted, and counted with the run's.
+    assert err.count("warning: 'count' has no Meta kernel") == 1
+    assert err.rstrip().endswith("2 warnings"), err
+
+
+def test_werror_turns_the_extension_targets_warnings_into_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "lib.yaml"
+    source.write_text(
+        "- func: lib::count(Tensor self) -> Tensor\n  dispatch:\n    CPU: count_cpu\n"
+    )
+    out = tmp_path / "out"
+    assert _compile(source, out, "--Werror") == 1
+    err = capsys.readouterr().err
+    assert f"{source}:1:9: error: 'count' has no Meta kernel" in err
+    assert "[-Werror]" in err and "^" in err
+    assert "warning:" not in err
+    assert not out.exists()
+    # Without it the same file compiles, with the warning.
+    assert _compile(source, out) == 0
+    assert f"{source}:1:9: warning: 'count' has no Meta kernel" in capsys.readouterr().err
 
 
 def test_editing_one_operator_rewrites_only_its_files(tmp_path: Path) -> None:

@@ -12,7 +12,8 @@
   ``gen_functionalization_view_meta_classes`` (which PyTorch's build calls
   apart from gen.py).
 
-Counts are printed with ``pytest -s``.
+Per release (``each_release``): each release's YAML, compiled with its
+profile, against that release's torchgen.  Counts are printed with ``pytest -s``.
 """
 
 from __future__ import annotations
@@ -28,8 +29,10 @@ import pytest
 from schemac.backends.driver import emit_targets
 from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
+from torch_releases import ReferenceRelease
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 _IMPL = re.compile(r'm\.impl\("([^"]+)", (.*)\);')
 _KERNEL_HEAD = re.compile(
@@ -71,8 +74,8 @@ def kernel_heads(texts: Iterable[str]) -> dict[str, tuple[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def schemac_files(schemac_module: Module) -> dict[str, str]:
-    files = emit_targets(schemac_module, ("functionalization",))
+def schemac_files(schemac_module: Module, schemac_profile: ReleaseProfile) -> dict[str, str]:
+    files = emit_targets(schemac_module, ("functionalization",), profile=schemac_profile)
     return {Path(f.path).name: f.text for f in files}
 
 
@@ -161,7 +164,9 @@ def test_view_meta_classes_match(torchgen_aten_dir: Path, schemac_files: dict[st
     assert [k for k in theirs if theirs[k] != ours[k]] == []
 
 
-def _python_binding_reference(paths: TorchYamlPaths) -> Callable[[Path], None]:
+def _python_binding_reference(
+    paths: TorchYamlPaths, release: ReferenceRelease
+) -> Callable[[Path], None]:
     def build(destination: Path) -> None:
         templates = Path(paths.native_functions).parent.parent / "templates"
         script = (
@@ -176,7 +181,7 @@ def _python_binding_reference(paths: TorchYamlPaths) -> Callable[[Path], None]:
         staging.mkdir(parents=True, exist_ok=True)
         command = [sys.executable, "-c", script, str(paths.native_functions), str(paths.tags),
                    str(staging), str(templates)]  # fmt: skip
-        subprocess.run(command, check=True, capture_output=True)
+        subprocess.run(command, check=True, capture_output=True, env=release.python_env())
         staging.rename(destination)
 
     return build
@@ -185,10 +190,12 @@ def _python_binding_reference(paths: TorchYamlPaths) -> Callable[[Path], None]:
 def test_python_bindings_match(
     build_shared_reference: Callable[[str, Callable[[Path], None]], Path],
     torch_paths: TorchYamlPaths,
+    torch_release: ReferenceRelease,
     schemac_files: dict[str, str],
 ) -> None:
     reference = build_shared_reference(
-        "torchgen-view-meta-bindings", _python_binding_reference(torch_paths)
+        f"torchgen-view-meta-bindings-{torch_release.version}",
+        _python_binding_reference(torch_paths, torch_release),
     )
 
     def bindings(text: str) -> list[str]:

@@ -7,6 +7,8 @@ test_vmap_conformance.py.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 import pytest
 
@@ -18,6 +20,7 @@ from schemac.backends.vmap.backend import plumbing_file_view
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
+from schemac.profiles import reference_profile
 
 LIBRARY = """\
 - func: toy::scale(Tensor self, Scalar factor) -> Tensor
@@ -164,3 +167,69 @@ def test_vmap_kinds(module: Module) -> None:
     assert "return makeBatchedVector(std::get<0>(results), std::get<1>(results), cur_level);" in (
         text
     )
+
+
+SPLITS = """\
+- func: toy::chunks(Tensor(a -> *) self, SymInt size, int dim=0) -> Tensor(a)[]
+  dispatch:
+    CPU: chunks
+
+- func: toy::chunks_copy(Tensor self, SymInt size, int dim=0) -> Tensor[]
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutogradNonFunctional: chunks_copy
+
+- func: toy::parts(Tensor(a -> *) self, SymInt[] sizes, int dim=0) -> Tensor(a)[]
+  dispatch:
+    CPU: parts
+
+- func: toy::parts_copy(Tensor self, SymInt[] sizes, int dim=0) -> Tensor[]
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutogradNonFunctional: parts_copy
+
+- func: toy::rows(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+  dispatch:
+    CPU: rows
+
+- func: toy::rows_copy(Tensor self, int dim=0) -> Tensor[]
+  tags: view_copy
+  dispatch:
+    CompositeExplicitAutogradNonFunctional: rows_copy
+"""
+
+
+def _forward(definitions: str, name: str) -> str:
+    start = definitions.index(f"at::Tensor {name}_ViewMeta::forward(")
+    return " ".join(definitions[start : definitions.index("\n}\n", start)].split())
+
+
+def test_single_output_replay_follows_the_release(tmp_path: Path) -> None:
+    path = tmp_path / "native_functions.yaml"
+    path.write_text(SPLITS)
+    splits = run_pipeline(load_module(path)).module
+    # Without the release's table every output replays the whole view.
+    definitions = {f.path: f.text for f in emit_targets(splits, ("functionalization",))}
+    text = definitions["ATen/ViewMetaClasses.cpp"]
+    assert "return at::_ops::chunks::call(base, size, dim)[out_index];" in text
+    # With it (Note [Single-output replay]), each output is one slice or select.
+    replay = {"chunks": "slice", "parts": "slice", "rows": "select"}
+    profile = attrs.evolve(
+        reference_profile(),
+        tables={**reference_profile().tables, "view_meta_single_output_replay": replay},
+    )
+    files = {f.path: f.text for f in emit_targets(splits, ("functionalization",), profile=profile)}
+    text = files["ATen/ViewMetaClasses.cpp"]
+    assert (
+        "if (reapply_views) { auto start = size * out_index; "
+        "return at::_ops::slice_Tensor::call(base, dim, start, start + size, 1); } else { "
+        "auto start = size * out_index; "
+        "return at::_ops::slice_copy_Tensor::call(base, dim, start, start + size, 1); }"
+    ) in _forward(text, "chunks")
+    assert (
+        "c10::SymInt start = 0; for (int64_t i = 0; i < out_index; ++i) { start += sizes[i]; } "
+        "return at::_ops::slice_Tensor::call(base, dim, start, start + sizes[out_index], 1);"
+    ) in _forward(text, "parts")
+    assert "return at::_ops::select_copy_int::call(base, dim, out_index);" in _forward(text, "rows")
+    # The reverse direction still goes through the view's inverse.
+    assert "FunctionalInverses::rows_inverse(base, mutated_view" in text

@@ -180,6 +180,22 @@ def test_a_symlinked_directory_inside_out_is_refused_on_a_first_compile_too(
     assert list(elsewhere.iterdir()) == []
 
 
+def test_stale_files_under_a_symlinked_directory_are_neither_removed_nor_reported(
+    tmp_path: Path,
+) -> None:
+    """Issue 14: stale removal said "4 stale removed" of files behind a link it did not delete."""
+    out = tmp_path / "out"
+    commit(_files({"ATen/ops/x.h": "X", "a.h": "A"}), out, targets=["schema"])
+    shutil.rmtree(out / "ATen" / "ops")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.h").write_text("mine")
+    (out / "ATen" / "ops").symlink_to(elsewhere)
+    # x.h is stale (this run makes only a.h): removing it would go through the link.
+    _refused(out, _files({"a.h": "A2"}), r"out/ATen/ops is a symbolic link")
+    assert (elsewhere / "x.h").read_text() == "mine"
+
+
 def test_a_symlinked_output_file_is_refused(tmp_path: Path) -> None:
     victim = tmp_path / "victim"
     victim.write_text("mine")

@@ -92,20 +92,8 @@ def test_same_ufunc_files(torchgen_aten_dir: Path, schemac_ufunc: dict[str, str]
 
 
 #: ``ATen/native/ufunc/add.h`` (the inner loop) is hand-written in PyTorch's
-#: source and not shipped in the wheel; this stand-in has its two overloads.
-_UFUNC_ADD_H = """#pragma once
-#include <c10/macros/Macros.h>
-#include <ATen/cpu/vec/vec.h>
-namespace at::native::ufunc {
-template <typename T>
-C10_HOST_DEVICE inline T add(T self, T other, T alpha) { return self + alpha * other; }
-template <typename T>
-inline at::vec::Vectorized<T> add(
-    at::vec::Vectorized<T> self, at::vec::Vectorized<T> other, at::vec::Vectorized<T> alpha) {
-  return at::vec::fmadd(other, alpha, self);
-}
-}  // namespace at::native::ufunc
-"""
+#: source and not shipped in the wheel: a stand-in with its two overloads.
+UFUNC_ADD_H = Path(__file__).with_name("data") / "ufunc_add.h"
 
 
 @pytest.mark.torch
@@ -119,7 +107,7 @@ def test_cpu_files_compile(
     compile_cpp: Callable[..., object],
 ) -> None:
     (tmp_path / "ATen/native/ufunc").mkdir(parents=True)
-    (tmp_path / "ATen/native/ufunc/add.h").write_text(_UFUNC_ADD_H)
+    (tmp_path / "ATen/native/ufunc/add.h").write_text(UFUNC_ADD_H.read_text())
     source = tmp_path / name
     source.write_text(schemac_ufunc[name])
     # Kernel files are compiled once per CPU capability, which names the namespace.

@@ -4,7 +4,8 @@ Every plumbing template torchgen writes is present with the same declaration,
 none is extra, and each body is torchgen's once whitespace is removed and the
 one label schemac words differently (the name ``vmap_check_escaped`` reports)
 is mapped back.  (The header is not compiled here: torch's functorch headers
-include nlohmann/json, which the wheel does not ship.)
+include nlohmann/json, which the wheel does not ship.)  Per release
+(``each_release``), against that release's torchgen.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ import pytest
 from schemac.backends.driver import emit_targets
 from schemac.backends.vmap.plumbing import PlumbingKind
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 
-pytestmark = pytest.mark.torch
+pytestmark = [pytest.mark.torch, pytest.mark.each_release]
 
 _PLUMBING = re.compile(
     r"^template <typename batch_rule_t, batch_rule_t batch_rule>\n(.*?) \{\n(.*?)^\}", re.M | re.S
@@ -44,8 +46,8 @@ def plumbing(text: str, *, relabel: bool = False) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def schemac_header(schemac_module: Module) -> str:
-    (file,) = emit_targets(schemac_module, ("vmap",))
+def schemac_header(schemac_module: Module, schemac_profile: ReleaseProfile) -> str:
+    (file,) = emit_targets(schemac_module, ("vmap",), profile=schemac_profile)
     assert file.path == "ATen/VmapGeneratedPlumbing.h"
     return file.text
 

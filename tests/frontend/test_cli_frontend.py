@@ -28,6 +28,19 @@ def test_check_torch_files(capsys: pytest.CaptureFixture[str]) -> None:
     assert "687 derivative entries" in captured.out
 
 
+@pytest.mark.torch
+def test_torch_with_a_library_yaml_gives_tags_not_torchs_derivatives(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # torch's derivatives.yaml describes torch's operators: over an
+    # extension's ops.yaml each of its entries would be an error.
+    ops = ROOT / "examples" / "toyext" / "ops.yaml"
+    assert main(["check", str(ops), "--torch"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert "0 derivative entries" in captured.out, captured.out
+
+
 def test_torch_not_installed_is_a_clean_error(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -217,6 +217,10 @@ def test_mutant_is_refused_where_it_is_broken_and_check_agrees_with_compile(
         f"check:\n{check_err[:2000]}\ncompile:\n{compile_err[:2000]}"
     )
     if check_code == 1:
+        # The same report, not only the same verdict (Note [Every error in one run]).
+        assert check_err == compile_err, (
+            f"{where}\ncheck:\n{check_err[:2000]}\ncompile:\n{compile_err[:2000]}"
+        )
         _check_errors(check_err, paths, where)
         if expected is not None:
             line, column = expected

@@ -43,6 +43,7 @@ def emit_targets(
     warnings: list[Diagnostic] | None = None,
     reuse: FileReuse | None = None,
     kept: list[tuple[str, str]] | None = None,
+    werror: bool = False,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -60,8 +61,9 @@ def emit_targets(
     ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
     its path was accepted, and may return the paths of files whose bytes it
     now holds: those come back without their text (Note [Texts handed
-    over]).  ``profile``: the target release's (the reference
-    release's when not given).  ``warnings``, if given, receives what the late
+    over]).  ``profile``: the target release's (the reference release's when
+    not given).  ``warnings``, if given, receives what the backends warned
+    about (``EmitOptions.finish``; errors with ``werror``) and what the late
     passes warned about in the worker (in one process they go to the passes'
     own context).
     """
@@ -77,8 +79,9 @@ def emit_targets(
         output = OutputSet()
         # Backends may fork only when no late worker shares the cores already.
         split = parallel and worker is None and can_fork()
+        log: list[Diagnostic] = []
         here = _Emission(output, on_file, reuse)
-        _emit_here(module, targets, late, split, here, timings, profile)
+        _emit_here(module, targets, late, split, here, timings, profile, werror, log)
         if kept is not None:
             kept.extend(here.kept)
     except (KeyboardInterrupt, SystemExit):
@@ -100,6 +103,8 @@ def emit_targets(
             timings.extend(done.timings)
         if warnings is not None:
             warnings.extend(done.warnings)
+    if warnings is not None:
+        warnings.extend(log)
     if not here.kept:
         return output.files()
     placeholders = {path for path, _ in here.kept}
@@ -152,13 +157,22 @@ def _emit_here(
     emission: _Emission,
     timings: list[tuple[str, float]] | None,
     profile: ReleaseProfile,
+    werror: bool,
+    log: list[Diagnostic],
 ) -> None:
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
     for target in targets:
         start = time.perf_counter()
-        options = EmitOptions(target=target, memo=memo, parallel=parallel, profile=profile)
+        options = EmitOptions(
+            target=target,
+            memo=memo,
+            parallel=parallel,
+            profile=profile,
+            werror=werror,
+            warnings=log,
+        )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
             for file in entry.load().emit(module, options):
@@ -247,6 +261,7 @@ def compile_to_directory(
     after_commit: Callable[[CompileResult], None] | None = None,
     profile: ReleaseProfile | None = None,
     reuse: FileReuse | None = None,
+    werror: bool = False,
 ) -> CompileResult:
     """Emit ``targets`` for ``module`` and commit the files to ``out_dir``.
 
@@ -275,31 +290,34 @@ def compile_to_directory(
     ``reuse``: which deferred files OUT still holds (Note [File reuse]; not
     for dry runs, depfiles or outputs lists, which must see every file).
     """
-    if dry_run:
-        return _compile_locked(
-            module, targets, out_dir, True, depfile, outputs_list, extra_inputs, jobs, late, profile
-        )
-    if depfile is not None or outputs_list is not None:
+    if dry_run or depfile is not None or outputs_list is not None:
         reuse = None
-    with output_lock(out_dir, notify):
-        message = recover(str(out_dir))
-        if message is not None and notify is not None:
-            notify(message)
-        if before_commit is not None:
-            before_commit()
-        result = _compile_locked(
+
+    def compile_locked(dry: bool) -> CompileResult:
+        return _compile_locked(
             module,
             targets,
             out_dir,
-            False,
+            dry,
             depfile,
             outputs_list,
             extra_inputs,
             jobs,
             late,
             profile,
+            werror,
             reuse,
         )
+
+    if dry_run:
+        return compile_locked(True)
+    with output_lock(out_dir, notify):
+        message = recover(str(out_dir))
+        if message is not None and notify is not None:
+            notify(message)
+        if before_commit is not None:
+            before_commit()
+        result = compile_locked(False)
         if after_commit is not None:
             after_commit(result)
         return result
@@ -316,6 +334,7 @@ def _compile_locked(
     jobs: int | None,
     late: LateWork | None,
     profile: ReleaseProfile | None,
+    werror: bool = False,
     reuse: FileReuse | None = None,
 ) -> CompileResult:
     timings: list[tuple[str, float]] = []
@@ -333,6 +352,7 @@ def _compile_locked(
             on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
             profile=profile,
             warnings=warnings,
+            werror=werror,
             reuse=reuse,
             kept=kept,
         )

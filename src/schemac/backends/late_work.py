@@ -60,6 +60,8 @@ class LateWork:
     #: The late passes' names, in run order.
     pass_names: tuple[str, ...]
     backends: frozenset[str]
+    #: The late backends' warnings are errors (``--Werror``; EmitOptions.finish).
+    werror: bool = False
 
 
 def run_late_inline(
@@ -80,7 +82,7 @@ class LateResult:
     files: tuple[GeneratedFile, ...]
     #: ``(pass name, seconds)`` of the late passes, then ``(target, seconds)`` of its emission.
     timings: tuple[tuple[str, float], ...]
-    #: What the late passes warned about (the worker's pass context is its own copy).
+    #: What the late passes and backends warned about (the worker's pass context is its own copy).
     warnings: tuple[Diagnostic, ...] = ()
 
 
@@ -98,10 +100,15 @@ def emit_late(
     check_cpp_names(module)
     files: list[GeneratedFile] = []
     memo = RunMemo()
+    log: list[Diagnostic] = []
     for target in targets:
         start = time.perf_counter()
         options = EmitOptions(
-            target=target, memo=memo, profile=reference_profile() if profile is None else profile
+            target=target,
+            memo=memo,
+            profile=reference_profile() if profile is None else profile,
+            werror=late.werror,
+            warnings=log,
         )
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:
@@ -112,7 +119,7 @@ def emit_late(
                 files.append(GeneratedFile(file.path, file.text, target, file.span))
         if entries:
             timings.append((f"{target} (worker)", time.perf_counter() - start))
-    return LateResult(tuple(files), tuple(timings), warnings)
+    return LateResult(tuple(files), tuple(timings), (*warnings, *log))
 
 
 def start_late_worker(

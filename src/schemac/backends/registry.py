@@ -17,13 +17,14 @@ imports and that the loaded backend's name and targets match its entry.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar, cast
 
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.reuse import Deferred
+from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
@@ -114,6 +115,22 @@ class EmitOptions:
     #: The target release's policy: emitters ask it for named behaviours
     #: (Note [Release profiles]); never compare version numbers.
     profile: ReleaseProfile = attrs.field(factory=reference_profile, repr=False)
+    #: Turn the backends' warnings into errors (``--Werror``).
+    werror: bool = False
+    #: The run's warning log: what backends warned about, for the caller to print.
+    warnings: list[Diagnostic] = attrs.field(factory=list, eq=False, repr=False)
+
+    def finish(self, errors: Sequence[Diagnostic], warnings: Sequence[Diagnostic]) -> None:
+        """Raise ``errors`` (and, with ``werror``, ``warnings``) before any file; log the rest.
+
+        The channel of a backend's own diagnostics: the caller prints the
+        logged warnings with the passes', rendered like errors.
+        """
+        if self.werror and warnings:
+            errors = [*errors, *(w.as_error() for w in warnings)]
+        if errors:
+            raise InputError([*errors, *([] if self.werror else warnings)])
+        self.warnings.extend(warnings)
 
 
 class Backend(Protocol):

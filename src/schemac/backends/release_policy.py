@@ -63,6 +63,9 @@ class ReleasePolicy:
     vmap_non_tensor_return_ops: frozenset[str]
     #: ViewMeta members hold Tensor and Scalar arguments by value (2.14 on).
     view_meta_owns_tensors: bool = False
+    #: Multi-output views whose ViewMeta rebuilds only its own output, and how
+    #: (``slice`` or ``select``): ``((operator, kind), ...)``.
+    single_output_replay: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of(cls, profile: ReleaseProfile) -> ReleasePolicy:
@@ -76,7 +79,14 @@ class ReleasePolicy:
             ),
             vmap_non_tensor_return_ops=profile.names("vmap_non_tensor_return_ops"),
             view_meta_owns_tensors=profile.has("view_meta_owns_tensors"),
+            single_output_replay=tuple(
+                sorted(profile.table("view_meta_single_output_replay").items())
+            ),
         )
+
+    def replay_kind(self, func: FunctionSchema) -> str | None:
+        """How a multi-output view's ViewMeta rebuilds one output, if the release says."""
+        return dict(self.single_output_replay).get(str(func.name))
 
     def is_out_dtype_preserving(self, func: FunctionSchema) -> bool:
         return str(func.name) in self.out_dtype_preserving_ops

@@ -4,17 +4,23 @@ Loads tags first (they are the vocabulary of native functions' ``tags:``),
 then native functions, then derivatives (which must name native functions),
 then deprecated signatures.  Diagnostics of every file are collected and
 raised together, sorted by file and position, as one
-:class:`~schemac.diagnostics.InputError`.  One :class:`SchemaParser` serves
-all files, so argument texts shared between files are parsed once.
+:class:`~schemac.diagnostics.InputError`; or returned beside what loaded
+(:func:`load_module_partially`), so that the passes' errors can join them.
+One :class:`SchemaParser` serves all files, so argument texts shared between
+files are parsed once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 
-from schemac.diagnostics import DiagnosticSink, InputError
+import attrs
+
+from schemac.diagnostics import Diagnostic, DiagnosticSink, InputError
 from schemac.frontend.deprecated_loader import load_deprecated
 from schemac.frontend.derivatives_loader import load_derivatives
+from schemac.frontend.failed_entries import FailedEntries, KnownTags, family_bases_of_text
 from schemac.frontend.host_templates import host_root_of, load_host_templates
 from schemac.frontend.native_loader import load_native_functions
 from schemac.frontend.release_checks import check_release_vocabulary
@@ -25,19 +31,64 @@ from schemac.frontend.yaml_nodes import read_yaml
 from schemac.ir.collector import building_ir
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.module import Module, SourceFiles
+from schemac.ir.native import NativeFunction
 from schemac.ir.tags import TagDefinition
 from schemac.profiles import ReleaseProfile, reference_profile
 
 __all__ = [
     "InputError",
+    "LoadResult",
     "TorchYamlPaths",
     "host_root_of",
     "load_module",
+    "load_module_partially",
     "load_torch_module",
     "torch_yaml_paths",
 ]
 
 PathLike = str | Path
+
+
+@attrs.frozen
+class LoadResult:
+    """What a load found: the module of what loaded cleanly, and every diagnostic.
+
+    Note [Every error in one run] (:mod:`schemac.frontend.failed_entries`):
+    ``module`` leaves out each entry with an error together with what depends
+    on it, so the passes can run on it and report what they find elsewhere
+    without repeating what the load reported.  ``passes_may_run`` is False
+    when that cannot be known (a file that does not parse, an entry whose
+    name cannot be read).
+    """
+
+    module: Module
+    diagnostics: tuple[Diagnostic, ...] = ()
+    passes_may_run: bool = True
+    #: The families and operators left out (:class:`FailedEntries`).
+    failed_families: frozenset[str] = frozenset()
+    failed_names: frozenset[str] = frozenset()
+
+    @property
+    def failed(self) -> bool:
+        return any(d.is_error for d in self.diagnostics)
+
+    @property
+    def left_out_bases(self) -> frozenset[str]:
+        """The base names of every operator left out (for ``PassContext.left_out``)."""
+        bases = {b for name in self.failed_names for b in family_bases_of_text(name + "(")}
+        return frozenset(self.failed_families | bases)
+
+    def left_out(self, operator: str) -> bool:
+        """Whether ``operator`` (``add.Tensor``) may be missing because an entry failed."""
+        if not self.passes_may_run:
+            return True
+        if operator in self.failed_names:
+            return True
+        return any(base in self.failed_families for base in family_bases_of_text(operator + "("))
+
+    def raise_if_failed(self) -> None:
+        if self.failed:
+            raise InputError(self.diagnostics)
 
 
 def load_module(
@@ -56,10 +107,32 @@ def load_module(
     ``host_templates``: the PyTorch template root to splice into
     (:mod:`schemac.frontend.host_templates`).
     """
+    result = load_module_partially(
+        native_functions,
+        tags,
+        derivatives,
+        deprecated,
+        profile=profile,
+        host_templates=host_templates,
+    )
+    result.raise_if_failed()
+    return result.module
+
+
+def load_module_partially(
+    native_functions: PathLike,
+    tags: PathLike | None = None,
+    derivatives: PathLike | None = None,
+    deprecated: PathLike | None = None,
+    *,
+    profile: ReleaseProfile | None = None,
+    host_templates: PathLike | None = None,
+) -> LoadResult:
+    """:func:`load_module`, returning what loaded beside the diagnostics instead of raising."""
     # The collector is paused while the IR is built and the module moved to
     # its oldest generation afterwards: see schemac.ir.collector.
     with building_ir():
-        module = _load(
+        result = _load(
             native_functions,
             tags,
             derivatives,
@@ -67,8 +140,9 @@ def load_module(
             reference_profile() if profile is None else profile,
         )
         if host_templates is None:
-            return module
-        return module.evolve(host_templates=load_host_templates(host_templates))
+            return result
+        module = result.module.evolve(host_templates=load_host_templates(host_templates))
+        return attrs.evolve(result, module=module)
 
 
 def _load(
@@ -77,25 +151,35 @@ def _load(
     derivatives: PathLike | None,
     deprecated: PathLike | None,
     profile: ReleaseProfile,
-) -> Module:
+) -> LoadResult:
     sink = DiagnosticSink()
     parser = SchemaParser()
+    failed = FailedEntries()
 
     tag_defs: tuple[TagDefinition, ...] = ()
-    valid_tags: frozenset[str] | None = None
+    valid_tags: AbstractSet[str] | None = None
     if tags is not None:
         doc, problems = read_yaml(tags)
         sink.extend(problems)
         if doc is not None:
-            tag_defs = load_tags(doc, sink)
-            valid_tags = frozenset(t.name for t in tag_defs)
+            tag_defs = load_tags(doc, sink, failed)
+            # A tag whose definition failed is not reported again where it is used.
+            defined = frozenset(t.name for t in tag_defs)
+            valid_tags = None if failed.unnamed_tag else KnownTags(defined, failed)
 
     native_doc, problems = read_yaml(native_functions)
     sink.extend(problems)
     errors_before = len(sink.diagnostics)
-    functions = load_native_functions(native_doc, parser, valid_tags, sink) if native_doc else ()
-    natives_clean = native_doc is not None and len(sink.diagnostics) == errors_before
+    functions: tuple[NativeFunction, ...] = ()
+    if native_doc is None:
+        failed.unnamed = True
+    else:
+        functions = load_native_functions(native_doc, parser, valid_tags, sink, failed)
     check_release_vocabulary(functions, profile, sink)
+    native_errors = sink.diagnostics[errors_before:]
+    if native_errors:
+        failed.add_functions_with_errors(functions, native_errors, str(native_functions))
+        functions = failed.without_failed(functions)
 
     derivative_entries: tuple[DerivativeEntry, ...] = ()
     if derivatives is not None:
@@ -104,8 +188,8 @@ def _load(
         if doc is not None:
             # Keyed by name, not schema text: printing every schema costs more
             # than the whole derivatives check, which prints only the ~700 it meets.
-            by_name = {f.func.name: f for f in functions} if natives_clean else None
-            derivative_entries = load_derivatives(doc, parser, by_name, sink)
+            by_name = None if failed.unnamed else {f.func.name: f for f in functions}
+            derivative_entries = load_derivatives(doc, parser, by_name, sink, failed)
 
     deprecated_signatures: tuple[DeprecatedSignature, ...] = ()
     if deprecated is not None:
@@ -114,8 +198,7 @@ def _load(
         if doc is not None:
             deprecated_signatures = load_deprecated(doc, parser, sink)
 
-    sink.raise_if_any(InputError)
-    return Module(
+    module = Module(
         sources=SourceFiles(
             native_functions=str(native_functions),
             tags=None if tags is None else str(tags),
@@ -127,6 +210,13 @@ def _load(
         derivatives=derivative_entries,
         deprecated=deprecated_signatures,
         release=profile.release,
+    )
+    return LoadResult(
+        module,
+        (*sink.diagnostics, *sink.warnings),
+        not failed.unnamed,
+        frozenset(failed.families),
+        frozenset(str(name) for name in failed.names),
     )
 
 

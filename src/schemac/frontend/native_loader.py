@@ -15,11 +15,13 @@ each other, other than duplicate names, are for the passes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 
 import attrs
 
 from schemac.diagnostics import DiagnosticSink, SchemacError, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
+from schemac.frontend.failed_entries import FailedEntries
 from schemac.frontend.field_values import (
     read_category_override,
     read_python_module,
@@ -69,20 +71,32 @@ DEFAULT_NAMESPACE = "aten"
 def load_native_functions(
     doc: YamlDocument,
     parser: SchemaParser,
-    valid_tags: frozenset[str] | None,
+    valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
+    failed: FailedEntries | None = None,
 ) -> tuple[NativeFunction, ...]:
+    """Every entry that loaded; ``failed`` learns the names of those that did not.
+
+    An entry with an error in a field other than ``func`` is returned too
+    (with that field's default): ``failed`` then learns of it from the
+    error's position (:meth:`FailedEntries.add_functions_with_errors`).
+    """
+    errors_before = len(sink.diagnostics)
     entries = top_level_entries(
         doc,
         sink,
         "native function entries",
         "an entry looks like '- func: name(Tensor self) -> Tensor'",
     )
+    if failed is not None and len(sink.diagnostics) > errors_before:
+        failed.unnamed = True  # an item that is not a mapping
     functions: list[NativeFunction] = []
     first_line: dict[str, int] = {}
     for node in entries:
         function = _load_entry(doc.file, node, parser, valid_tags, sink)
         if function is None:
+            if failed is not None:
+                failed.add_schema_text(_schema_text(node))
             continue
         key = f"{function.namespace}::{function.name}"
         if key in first_line:
@@ -97,10 +111,18 @@ def load_native_functions(
     return tuple(functions)
 
 
+def _schema_text(node: MappingNode) -> str | None:
+    """The ``func:`` text of an entry, if it is a string."""
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and key.value == "func":
+            return value.value if isinstance(value, ScalarNode) else None
+    return None
+
+
 #: How each key's value is read; a key the entry does not have keeps the
 #: NativeFunction default.  (Only present keys are read: most entries have
 #: three or four of the eighteen.)
-_FieldReader = Callable[[EntryReader, SchemaParser, "frozenset[str] | None"], object]
+_FieldReader = Callable[[EntryReader, SchemaParser, "AbstractSet[str] | None"], object]
 _FIELD_READERS: dict[str, _FieldReader] = {
     "variants": lambda r, p, t: _read_variants(r),
     "dispatch": lambda r, p, t: read_dispatch(r),
@@ -130,7 +152,7 @@ def _load_entry(
     file: str,
     node: MappingNode,
     parser: SchemaParser,
-    valid_tags: frozenset[str] | None,
+    valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
 ) -> NativeFunction | None:
     reader = EntryReader(file, node, sink, _NATIVE_KEY_SET, "native function entry")
@@ -257,7 +279,7 @@ def _read_device_check(reader: EntryReader) -> DeviceCheck:
     return DeviceCheck[text]
 
 
-def _read_tags(reader: EntryReader, valid_tags: frozenset[str] | None) -> tuple[str, ...]:
+def _read_tags(reader: EntryReader, valid_tags: AbstractSet[str] | None) -> tuple[str, ...]:
     tags: list[str] = []
     for tag, node in reader.string_list("tags", allow_single=True):
         if valid_tags is not None and tag not in valid_tags:

@@ -77,13 +77,18 @@ def _is_str(ty: Type) -> bool:
 # Note [String defaults]
 # ~~~~~~~~~~~~~~~~~~~~~~
 # A ``str`` default is a quoted literal of the schema language: ``'mean'`` or
-# ``"valid"``, with the escapes ``\\ \' \" \a \b \f \n \r \t \v`` and
-# three octal digits (``\101``).  Anything else after a backslash (``\x``,
-# ``\u12``, ``\0``) is refused, as is a NUL in the value (a C++ default
-# ``"\0EVIL"`` is the empty string to every ``const char*`` reader) and a
-# control or bidirectional-format character written raw (U+202E reorders how
-# the generated source reads).  Backends print the decoded value with their
-# own escaping (``cppmodel.cpp_string_literal``), never the YAML spelling.
+# ``"valid"``, with the escapes ``\\ \' \" \a \b \f \n \t \v`` and
+# three octal digits (``\101``): those torch's own schema parser reads (it
+# refuses ``\r``, ``\?``, ``\x``..., so a default holding one would fail where
+# the schema is registered).  Anything else after a backslash is refused, as
+# is a NUL in the value (a C++ default ``"\0EVIL"`` is the empty string to
+# every ``const char*`` reader), a ``)`` (PythonArgParser ends a signature at
+# the first one, as it splits arguments at ``, `` and names from defaults at
+# ``=``, which the grammar refuses already) and a control or
+# bidirectional-format character written raw (U+202E reorders how the
+# generated source reads).  Backends print the decoded value with their own
+# escaping (C++: ``cppmodel.cpp_string_literal``; PythonArgParser:
+# ``python.defaults.parser_string_literal``), never the YAML spelling.
 
 _SIMPLE_ESCAPES = {
     "\\": "\\",
@@ -93,7 +98,6 @@ _SIMPLE_ESCAPES = {
     "b": "\b",
     "f": "\f",
     "n": "\n",
-    "r": "\r",
     "t": "\t",
     "v": "\v",
 }
@@ -101,11 +105,15 @@ _OCTAL = re.compile(r"[0-7]{3}")
 
 
 def string_default_value(default: str) -> tuple[str | None, str | None]:
-    """``(value, None)`` for a valid quoted ``str`` default, else ``(None, why)``."""
+    """``(value, None)`` for a valid quoted ``str`` default, else ``(None, why)``.
+
+    An octal escape stands for one byte, as in torch's schema parser and in
+    C++: ``"\\303\\251"`` is ``é`` (the bytes must form UTF-8).
+    """
     if len(default) < 2 or default[0] not in "'\"" or default[-1] != default[0]:
         return None, f"default {default} is not a quoted string"
     quote, body = default[0], default[1:-1]
-    out: list[str] = []
+    out = bytearray()
     index = 0
     while index < len(body):
         char = body[index]
@@ -117,18 +125,18 @@ def string_default_value(default: str) -> tuple[str | None, str | None]:
                     f"the string default holds the character U+{ord(char):04X}; control and"
                     " bidirectional-format characters may not be written in a default"
                 )
-            out.append(char)
+            out += char.encode("utf-8", "surrogatepass")
             index += 1
             continue
         follower = body[index + 1 : index + 2]
         if follower in _SIMPLE_ESCAPES:
-            out.append(_SIMPLE_ESCAPES[follower])
+            out += _SIMPLE_ESCAPES[follower].encode()
             index += 2
             continue
         octal = body[index + 1 : index + 4]
         code = int(octal, 8) if _OCTAL.fullmatch(octal) else None
         if code is not None and 0 < code < 256:
-            out.append(chr(code))
+            out.append(code)
             index += 4
             continue
         if code == 0 or (code is None and follower == "0"):
@@ -137,10 +145,19 @@ def string_default_value(default: str) -> tuple[str | None, str | None]:
             return None, f"'\\{octal}' in the string default {default} is beyond '\\377'"
         return None, (
             f"'\\{follower}' in the string default {default} is not an escape of the schema"
-            " language; write \\\\, \\', \\\", \\a, \\b, \\f, \\n, \\r, \\t, \\v or three octal"
-            " digits"
+            " language; write \\\\, \\', \\\", \\a, \\b, \\f, \\n, \\t, \\v or three octal"
+            " digits (\\015 for a carriage return)"
         )
-    return "".join(out), None
+    try:
+        value = out.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, f"the octal escapes of the string default {default} do not form UTF-8"
+    if ")" in value:
+        return None, (
+            f"the string default {default} holds a ')', which ends the signature that"
+            " torch's Python argument parser reads"
+        )
+    return value, None
 
 
 def string_default_problem(default: str) -> str | None:

@@ -69,6 +69,10 @@ class PassContext:
     werror: bool = False
     #: Helper names read from headers or a names file; None: the profile's.
     helpers: HelperNames | None = None
+    #: Base names of operators whose entries the load left out because they
+    #: failed (Note [Every error in one run] in schemac.frontend.failed_entries):
+    #: a pass reports nothing merely for referring to one.
+    left_out: frozenset[str] = frozenset()
     warnings: list[Diagnostic] = attrs.field(factory=list, eq=False, repr=False)
 
     def finish(self, sink: DiagnosticSink, error_type: type[SchemacError] = PassError) -> None:

@@ -42,6 +42,7 @@ def formula_scope(
     functions: tuple[NativeFunction, ...],
     extra_helpers: frozenset[str],
     helpers: HelperNames | None = None,
+    left_out: frozenset[str] = frozenset(),
 ) -> FormulaScope:
     """Every unqualified function a formula may call in this module.
 
@@ -57,6 +58,10 @@ def formula_scope(
         name = base.unqualified
         plain = name.rstrip("_")
         operators.update((name, plain, f"{name}_symint", f"{plain}_symint"))
+    # Operators whose entries failed to load are callable too: a call to one
+    # is not an error of its own (PassContext.left_out).
+    for missing in left_out:
+        operators.update((missing, f"{missing}_", f"{missing}_symint", f"{missing}__symint"))
     operators.update(helpers.names, CPP_TYPES, extra_helpers)
     return FormulaScope(frozenset(operators), helpers.authoritative, helpers.origin)
 
@@ -75,7 +80,9 @@ class MatchDerivatives(Pass):
 
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
-        scope = formula_scope(module.functions, self.extra_helpers, ctx.helper_names())
+        scope = formula_scope(
+            module.functions, self.extra_helpers, ctx.helper_names(), ctx.left_out
+        )
         # One list, in function order: every step walks the functions in order,
         # so no step needs to look keys up by name.
         functions = module.functions

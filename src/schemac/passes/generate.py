@@ -364,9 +364,12 @@ def _synthesise(
     if any_of_base(source.func.arguments.flat_non_out, BaseTy.SymInt):
         kernel += "_symint"
     tags = ["generated", *(t for t in source.tags if t in INHERITED_TAGS)]
-    if func.is_out_fn:
+    # The kind tags exist only where tags.yaml defines them (2.13 on); a
+    # module without tags.yaml gets them (the torch it builds against has them).
+    defined = {t.name for t in module.tags}
+    if func.is_out_fn and (not defined or "out" in defined):
         tags.append("out")
-    if func.name.name.inplace:
+    if func.name.name.inplace and (not defined or "inplace" in defined):
         tags.append("inplace")
     function = NativeFunction(
         func=func,

@@ -206,7 +206,12 @@ def _check_families(module: Module, sink: DiagnosticSink) -> None:
                 "structured kernels cannot be composite",
             )
         for f in members:
-            if f.structured_delegate is not None and f.structured_delegate != out.name:
+            # A delegate that does not exist is reported as such (_check_delegate).
+            if (
+                f.structured_delegate is not None
+                and f.structured_delegate != out.name
+                and module.find_function(f.structured_delegate) is not None
+            ):
                 sink.error(
                     f.span_of("structured_delegate"),
                     f"'{f.name}' delegates to '{f.structured_delegate}', but the out= "

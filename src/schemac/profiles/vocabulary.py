@@ -23,6 +23,9 @@ FEATURES: dict[str, str] = {
     "python_method_has_torch_function": "a Python method without arguments tests "
     "has_torch_function(self_) (before 2.13: check_has_torch_function(self_), the only one the "
     "older headers declare)",
+    "python_factory_method_checks_dispatch": "a Tensor factory method's binding (new_empty, "
+    "new_full...) initialises the device only when self has dispatch "
+    "(at::impl::tensor_has_dispatch, which 2.12 and older do not declare)",
     "view_meta_owns_tensors": "ViewMeta classes keep Tensor and Scalar arguments by value, "
     "not as const references",
 }
@@ -71,6 +74,11 @@ LISTS: dict[str, str] = {
     "as 'name(type arg, ...)' after base, mutated_view and inverse_return_mode",
     "vmap_non_tensor_return_ops": "operators (unambiguous names) that get vmap plumbing although "
     "a return is not tensor-like",
+    # -- backends: backend_stubs (schemac coverage) -------------------------------
+    "device_required_operators": "operators a PrivateUse1 device must implement itself "
+    "(allocation, views, resizing, copies to and from CPU, reading a scalar, set_): no "
+    "composite kernel provides them",
+    "decomposition_target_tags": "tags of the operators decompositions lower to ('core')",
     # -- backends: aoti ----------------------------------------------------------
     "aoti_nullable_returns": "name fragments of operators whose AOTI shims accept null return "
     "pointers (an output the caller does not want)",
@@ -88,4 +96,10 @@ TABLES: dict[str, str] = {
     "fallback operators with per-backend C shims (c_shim_cpu.cpp ...)",
     "aoti_aten_shimified_ops": "operator -> its versions (JSON): the operators of "
     "c_shim_aten.cpp, which call through the dispatcher",
+    "host_template_digests": "host template file ('aten/TensorBody.h') -> digest of the "
+    "release's own text (Note [Host text of another release])",
+    "view_meta_single_output_replay": "multi-output view -> how its ViewMeta rebuilds one "
+    "output from the base: 'slice' (along its int dim, by its size or sizes argument) or "
+    "'select' (along its int dim); a view without an entry replays the whole view and keeps "
+    "one output",
 }

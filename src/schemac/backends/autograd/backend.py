@@ -18,7 +18,9 @@ from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
 from schemac.backends.autograd.nodes import node_views
 from schemac.backends.autograd.operators import operator_plans
 from schemac.backends.autograd.policy import AutogradPolicy
+from schemac.backends.autograd.trace_type import NUM_SHARDS as TRACE_SHARDS
 from schemac.backends.autograd.trace_type import trace_files
+from schemac.backends.autograd.variable_type import NUM_SHARDS as VARIABLE_TYPE_SHARDS
 from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.forked import ForkedCall
@@ -50,17 +52,26 @@ def emit_autograd(
     plans = operator_plans(module, policy)
 
     def nodes_views_trace() -> tuple[list[GeneratedFile], list[GeneratedFile]]:
-        nodes = list(functions_files(templates, node_views(module, policy), sources, OUTPUT_DIR))
+        views = node_views(module, policy)
+        nodes = list(functions_files(templates, views, sources, OUTPUT_DIR, policy.pointers))
         rest = [
             *view_funcs_files(templates, plans, sources, OUTPUT_DIR),
-            *trace_files(templates, plans, sources, OUTPUT_DIR),
+            *trace_files(
+                templates, plans, sources, OUTPUT_DIR, policy.shards("trace_type", TRACE_SHARDS)
+            ),
             *factories_files(templates, module, sources, OUTPUT_DIR),
         ]
         return nodes, rest
 
     def kernels() -> list[GeneratedFile]:
         return [
-            *variable_type_files(templates, plans, sources, OUTPUT_DIR),
+            *variable_type_files(
+                templates,
+                plans,
+                sources,
+                OUTPUT_DIR,
+                policy.shards("variable_type", VARIABLE_TYPE_SHARDS),
+            ),
             *inplace_or_view_files(templates, plans, sources, OUTPUT_DIR),
         ]
 

@@ -30,6 +30,7 @@ from schemac.backends.aten.signatures.conventions import Conventions
 from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.forward_ad import ForwardPlan, forward_plan
 from schemac.backends.autograd.operators import OperatorPlan, wrapper_name
+from schemac.backends.autograd.policy import INTRUSIVE, NodePointers
 from schemac.backends.autograd.saved import Storage, saved_member
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
@@ -84,6 +85,8 @@ class GraphRecording:
     #: ``rebase_history`` attached for in-place results (a CopySlices when
     #: ``self`` is a view), kept in ``_rebased_fn`` (``_rebased_fns[i]``).
     fires_creation_hooks: bool = False
+    #: How the release holds and makes nodes.
+    pointers: NodePointers = INTRUSIVE
     #: An in-place view (``transpose_``): ``self`` stays a view of its base,
     #: so the node is attached with ``set_history`` although ``rebase`` holds.
     attaches_view: bool = False
@@ -372,6 +375,7 @@ def kernel_view(plan: OperatorPlan, key: str) -> KernelView:
         graph = attrs.evolve(
             graph,
             fires_creation_hooks=plan.policy.node_creation_hooks,
+            pointers=plan.policy.pointers,
             attaches_view=graph.rebase and plan.view_of is not None,
         )
     if is_out or requires:

@@ -24,7 +24,12 @@ import attrs
 
 from schemac.backends.aten.signatures.conventions import DEFAULT_CONVENTIONS, Conventions
 from schemac.backends.aten.signatures.naming import base_name
-from schemac.backends.autograd.policy import AutogradPolicy, reference_policy
+from schemac.backends.autograd.policy import (
+    INTRUSIVE,
+    AutogradPolicy,
+    NodePointers,
+    reference_policy,
+)
 from schemac.backends.autograd.saved import SavedMember, saved_member
 from schemac.backends.lazy import cached
 from schemac.diagnostics import Diagnostic, SchemacError
@@ -161,9 +166,13 @@ def _blocks(info: DifferentiabilityInfo, index: dict[str, int]) -> Iterator[Grad
 
 
 def node_view(
-    info: DifferentiabilityInfo, conv: Conventions, view_functions: Mapping[str, str]
+    info: DifferentiabilityInfo,
+    conv: Conventions,
+    view_functions: Mapping[str, str],
+    pointers: NodePointers = INTRUSIVE,
 ) -> NodeView:
-    """``view_functions``: the release's view operators, whose nodes are plain ``Node``s."""
+    """``view_functions``: the release's view operators, whose nodes are plain ``Node``s;
+    ``pointers``: how the release's nodes point at themselves."""
     if info.node is None:
         raise ValueError(f"{info.name} has no backward node")
     inputs = tuple(
@@ -180,6 +189,8 @@ def node_view(
         saved_member(s, is_output=True, conv=conv)
         for s in sorted(info.all_saved_outputs, key=lambda s: s.name)
     ]
+    if pointers != INTRUSIVE:
+        members = [attrs.evolve(m, this=pointers.this) for m in members]
     if uses_identifier(info, "grad"):
         aliases: tuple[tuple[str, int], ...] = (("grad", 0),)
     else:
@@ -260,13 +271,14 @@ def node_views(module: Module, policy: AutogradPolicy | None = None) -> tuple[No
 
     ``policy``: the target release's lists (the reference release's by default).
     """
-    view_functions = (reference_policy() if policy is None else policy).view_functions
+    policy = reference_policy() if policy is None else policy
+    view_functions = policy.view_functions
     views = []
     problems: list[Diagnostic] = []
     for info in differentiable_infos(module):
         function = module.find_function(info.operator)
         conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
-        view = node_view(info, conv, view_functions)
+        view = node_view(info, conv, view_functions, policy.pointers)
         problems.extend(_ownership_problems(info, view))
         views.append(view)
     if problems:

@@ -21,6 +21,37 @@ from schemac.profiles import ReleaseProfile, reference_profile
 
 
 @attrs.frozen
+class NodePointers:
+    """How the release holds backward nodes (profile feature ``autograd_node_intrusive_ptr``).
+
+    From 2.13 on a node is a ``c10::intrusive_ptr`` made by ``make_intrusive``
+    and finds itself with ``getptr()``; before, a ``std::shared_ptr`` made with
+    the ``deleteNode`` deleter, found with ``shared_from_this()``.
+    """
+
+    intrusive: bool = True
+
+    def of(self, node: str) -> str:
+        """The pointer type of a ``node``."""
+        return f"c10::intrusive_ptr<{node}>" if self.intrusive else f"std::shared_ptr<{node}>"
+
+    def make(self, node: str, args: str = "") -> str:
+        """A new ``node`` constructed from ``args``."""
+        if self.intrusive:
+            return f"c10::make_intrusive<{node}>({args})"
+        return f"std::shared_ptr<{node}>(new {node}({args}), deleteNode)"
+
+    @property
+    def this(self) -> str:
+        """Inside a node's member function: the pointer to the node itself."""
+        return "getptr()" if self.intrusive else "shared_from_this()"
+
+
+#: The pointers of 2.13 on (the default).
+INTRUSIVE = NodePointers()
+
+
+@attrs.frozen
 class AutogradPolicy:
     """One release's autograd lists, as the autograd emitters read them."""
 
@@ -50,6 +81,14 @@ class AutogradPolicy:
     #: create, once it is complete (the node ``rebase_history`` returns, for
     #: in-place results).
     node_creation_hooks: bool
+    #: How nodes are held and made.
+    pointers: NodePointers = INTRUSIVE
+    #: File family (``variable_type``, ``trace_type``) -> the release's shard
+    #: count (profile table ``shard_counts``); a family it lacks keeps its default.
+    shard_counts: Mapping[str, str] = attrs.field(factory=dict)
+
+    def shards(self, family: str, default: int) -> int:
+        return int(self.shard_counts.get(family, default))
 
     @classmethod
     def of(cls, profile: ReleaseProfile) -> AutogradPolicy:
@@ -73,6 +112,8 @@ class AutogradPolicy:
             gradient_implemented_for_complex=profile.names("gradient_implemented_for_complex")
             | profile.names("gradient_implemented_for_sparse_complex"),
             node_creation_hooks=profile.has("node_creation_hooks"),
+            pointers=NodePointers(intrusive=profile.has("autograd_node_intrusive_ptr")),
+            shard_counts=MappingProxyType(dict(profile.table("shard_counts"))),
         )
 
 

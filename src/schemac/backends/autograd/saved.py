@@ -96,6 +96,8 @@ class SavedMember:
     is_output: bool
     #: ``= 0`` style initialiser of the member, or "".
     initializer: str = ""
+    #: How the owning node points at itself (an output is unpacked against it).
+    this: str = "getptr()"
 
     @cached
     def is_non_owning(self) -> bool:
@@ -150,7 +152,7 @@ class SavedMember:
     @cached
     def unpack(self) -> str | None:
         """How ``apply`` gets the value back out of a SavedVariable, if it must."""
-        owner = "getptr()" if self.is_output else ""
+        owner = self.this if self.is_output else ""
         if self.storage is Storage.variable:
             return f"auto {self.name} = {self.member}.unpack({owner});"
         if self.storage is Storage.variable_list:

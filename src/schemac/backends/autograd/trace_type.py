@@ -153,7 +153,13 @@ TRACE_FILES = KernelFamily(
 
 
 def trace_files(
-    templates: Templates, plans: tuple[OperatorPlan, ...], sources: Provenance, directory: str
+    templates: Templates,
+    plans: tuple[OperatorPlan, ...],
+    sources: Provenance,
+    directory: str,
+    shards: int = NUM_SHARDS,
 ) -> Iterator[GeneratedFile]:
+    """``shards``: how many TraceType_<n>.cpp the release writes."""
     chosen = tuple(p for p in plans if p.is_traced)
-    return kernel_shard_files(TRACE_FILES, templates, chosen, sources, directory)
+    family = attrs.evolve(TRACE_FILES, shards=shards)
+    return kernel_shard_files(family, templates, chosen, sources, directory)

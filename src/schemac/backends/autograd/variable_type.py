@@ -75,8 +75,13 @@ def _shard_view(
 
 
 def variable_type_files(
-    templates: Templates, plans: tuple[OperatorPlan, ...], sources: Provenance, directory: str
+    templates: Templates,
+    plans: tuple[OperatorPlan, ...],
+    sources: Provenance,
+    directory: str,
+    shards: int = NUM_SHARDS,
 ) -> Iterator[GeneratedFile]:
+    """``shards``: how many VariableType_<n>.cpp the release writes."""
     chosen = tuple(p for p in plans if p.has_generated_autograd)
     yield GeneratedFile(
         f"{directory}/VariableType.h",
@@ -91,8 +96,8 @@ def variable_type_files(
     views = [kernel_view(plan, key) for plan in chosen for key in keys[plan.schema_name]]
     printed = iter(kernel_texts(templates, "_variable_type_kernels.mako", views))
     texts = {name: tuple(next(printed) for _ in plan_keys) for name, plan_keys in keys.items()}
-    files = ShardedFile(f"{directory}/VariableType.cpp", NUM_SHARDS)
-    for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, NUM_SHARDS)):
+    files = ShardedFile(f"{directory}/VariableType.cpp", shards)
+    for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, shards)):
         view = _shard_view(str(index), shard, texts)
         text = templates.render("VariableType.cpp.mako", view, sources=sources)
         yield GeneratedFile(files.shard_path(index), text)

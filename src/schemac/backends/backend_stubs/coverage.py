@@ -16,9 +16,10 @@ resolved dispatch tables:
 * ``unavailable``: none of these (CUDA-only operators, for instance).
 
 Two lists cut across them: the ``core``-tagged operators the backend lacks
-(neither implemented nor composite: what decompositions lower to), and the
-operators every PrivateUse1 device must provide itself that it lacks
-(:data:`~.release_data.DEVICE_REQUIRED_OPERATORS`).
+(neither implemented nor composite: what decompositions lower to; the tags
+are the release profile's ``decomposition_target_tags``), and the operators
+every PrivateUse1 device must provide itself that it lacks (the profile's
+``device_required_operators``).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ import attrs
 
 from schemac.backends.backend_stubs.bind import BoundBackend
 from schemac.backends.backend_stubs.plan import plan_stubs
-from schemac.backends.backend_stubs.release_data import CORE_TAG, DEVICE_REQUIRED_OPERATORS
 from schemac.ir.dispatch import COMPOSITE_EXPLICIT, COMPOSITE_EXPLICIT_NON_FUNCTIONAL
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile, reference_profile
 
 _CLASSES = ("implemented", "composite", "cpu_fallback", "unavailable")
 
@@ -47,6 +48,8 @@ class CoverageReport:
     classes: dict[str, tuple[str, ...]]
     missing_core: tuple[str, ...]
     missing_device_required: tuple[str, ...]
+    #: The tags ``missing_core`` is about (``core``).
+    core_tags: tuple[str, ...] = ("core",)
 
     def to_json(self) -> str:
         return json.dumps(attrs.asdict(self), indent=2) + "\n"
@@ -62,7 +65,8 @@ class CoverageReport:
         lines += _listing(
             "device operators it must provide but lacks", self.missing_device_required
         )
-        lines += _listing(f"'{CORE_TAG}' operators it lacks", self.missing_core)
+        tags = " or ".join(f"'{tag}'" for tag in self.core_tags)
+        lines += _listing(f"{tags} operators it lacks", self.missing_core)
         lines += _listing(
             "operators that only a CPU fallback would run", self.classes["cpu_fallback"]
         )
@@ -76,7 +80,12 @@ def _listing(title: str, names: Iterable[str]) -> list[str]:
     return [*lines, ""]
 
 
-def coverage_report(module: Module, bound: BoundBackend) -> CoverageReport:
+def coverage_report(
+    module: Module, bound: BoundBackend, profile: ReleaseProfile | None = None
+) -> CoverageReport:
+    """The report of ``bound`` over ``module``, with the lists of ``profile``'s release."""
+    profile = reference_profile() if profile is None else profile
+    core_tags = profile.ordered("decomposition_target_tags")
     implemented = {
         stub.function.func.name
         for key in bound.dispatch_keys()
@@ -102,11 +111,13 @@ def coverage_report(module: Module, bound: BoundBackend) -> CoverageReport:
         else:
             kind = "unavailable"
         classes[kind].append(str(name))
-        if CORE_TAG in f.tags and kind not in ("implemented", "composite"):
+        if any(tag in f.tags for tag in core_tags) and kind not in ("implemented", "composite"):
             missing_core.append(str(name))
     known = {str(f.func.name) for f in module.functions}
     have = set(classes["implemented"])
-    required = tuple(op for op in DEVICE_REQUIRED_OPERATORS if op in known and op not in have)
+    required = tuple(
+        op for op in profile.ordered("device_required_operators") if op in known and op not in have
+    )
     return CoverageReport(
         backend=bound.spec.backend,
         backend_yaml=bound.spec.file,
@@ -115,4 +126,5 @@ def coverage_report(module: Module, bound: BoundBackend) -> CoverageReport:
         classes={name: tuple(names) for name, names in classes.items()},
         missing_core=tuple(missing_core),
         missing_device_required=required,
+        core_tags=core_tags,
     )

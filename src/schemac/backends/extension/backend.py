@@ -79,7 +79,7 @@ class ExtensionBackend:
     targets: tuple[str, ...] = ("extension",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile]:
-        library = library_of(module, library_namespace(module))
+        library = library_of(module, library_namespace(module, options))
         templates = Templates(__package__ or "")
         views = ExtensionViews(library.meta_namespace)
         sources = module_sources(module, derivatives=True)

@@ -10,7 +10,7 @@ Errors (every one in the module, reported together, nothing written):
 * features of the ATen format the extension target does not build
   (``precomputed:``, ufunc inner loops, ``autogen:`` of functional variants).
 
-Warnings (rendered the same way, the compile still succeeds):
+Warnings (rendered the same way, the compile still succeeds; errors with ``--Werror``):
 
 * an alias-returning operator without the tag (it works eagerly; PT2 cannot
   functionalize it);
@@ -24,10 +24,10 @@ the front end's and ``cpp_names``' errors, reported before this runs.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 
-from schemac.diagnostics import Diagnostic, InputError, Severity, Span, render_all
+from schemac.backends.registry import EmitOptions
+from schemac.diagnostics import Diagnostic, InputError, Severity, Span
 from schemac.ir.dispatch import COMPOSITE_KEYS
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
@@ -37,15 +37,14 @@ PT2_TAG = "pt2_compliant_tag"
 ATEN = "aten"
 
 
-def library_namespace(module: Module) -> str:
-    """The one non-``aten`` namespace of ``module``; raises with every problem found."""
+def library_namespace(module: Module, options: EmitOptions) -> str:
+    """The one non-``aten`` namespace of ``module``; raises with every problem found.
+
+    The warnings go to the run's log (``options.finish``): printed with the
+    passes' at the end, errors under ``--Werror``.
+    """
     errors, warnings = _problems(module)
-    if warnings:
-        # Backends have no channel for warnings: they are rendered here, like
-        # the CLI renders errors, and do not stop the compile.
-        print(render_all(warnings), file=sys.stderr)
-    if errors:
-        raise InputError(errors)
+    options.finish(errors, warnings)
     namespaces = [f.namespace for f in module.functions if f.namespace != ATEN]
     if not namespaces:
         raise InputError([_error(module.sources.native_functions, "no operators to compile")])

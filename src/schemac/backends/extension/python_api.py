@@ -15,6 +15,7 @@ import re
 import attrs
 
 from schemac.backends.extension.library import ExtensionLibrary
+from schemac.ir.defaults import string_default_value
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Argument
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -96,7 +97,7 @@ def _function(library: ExtensionLibrary, f: NativeFunction) -> PyFunction:
         returns=_returns(f),
         call=call,
         optional_kwargs=tuple(optional),
-        doc=f"{library.namespace}::{f.func}",
+        doc=_docstring_text(f"{library.namespace}::{f.func}"),
     )
 
 
@@ -128,11 +129,23 @@ def _default(text: str, ty: Type) -> str:
         items = [item.strip() for item in text[1:-1].split(",") if item.strip()]
         if all(_NUMBER.match(item) or item in ("True", "False") for item in items):
             return "(" + "".join(f"{item}, " for item in items).rstrip() + ")"
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-        return repr(text[1:-1])
+    if text[:1] in ("'", '"'):
+        # The decoded value (Note [String defaults]), spelled by Python itself.
+        value, _ = string_default_value(text)
+        return UNSPELLED if value is None else repr(value)
     if text in _DTYPES and isinstance(ty, (BaseType, OptionalType)):
         return _DTYPES[text]
     return UNSPELLED
+
+
+def _docstring_text(text: str) -> str:
+    """``text`` inside a ``\"\"\"`` docstring, reading back as itself.
+
+    A schema's string defaults hold backslashes (``\\n``) and, in single
+    quotes, raw ``"``: unescaped, Python would decode the one and could end
+    the docstring at the other.
+    """
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _returns(f: NativeFunction) -> str:

@@ -16,6 +16,16 @@ call, plus ``reapply_views`` and ``inverse_return_mode``.  Python pickles a
 ViewMeta through ``SerializableTuple``/``to_serializable_tuple``, whose
 element order (base fields, then the class's own) is part of that format.
 Views returning several tensors (``split``) also carry ``out_index``.
+
+Note [Single-output replay]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~
+``forward`` of a multi-output view runs the whole view and keeps output
+``out_index``, so rebuilding all N outputs of one base makes N^2 tensors.
+Where the release says so (table ``view_meta_single_output_replay``), each
+output is rebuilt directly: as a ``slice`` of the base along the view's
+``int`` dimension, starting after the sizes of the outputs before it (one
+size for all, or a list of sizes), or as a ``select`` of index ``out_index``.
+The arguments are the view's own; the table only names the kind.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from schemac.backends.functionalization.names import NAMESPACE, class_name, inve
 from schemac.backends.release_policy import InverseDeclaration, ReleasePolicy
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema
-from schemac.ir.types import ListType
+from schemac.ir.types import BaseTy, BaseType, ListType, Type
 
 _MODE = f"{NAMESPACE}::InverseReturnMode"
 _INVERSES = f"{NAMESPACE}::FunctionalInverses"
@@ -84,6 +94,72 @@ def _fields(view: NativeFunction, views: ViewTable, owns_tensors: bool) -> tuple
     return tuple(fields)
 
 
+#: What a single-output replay calls (Note [Single-output replay]): ATen's
+#: slice and select views, and their copy twins, by unambiguous name.
+_REPLAY_OPS = {
+    "slice": ("slice_Tensor", "slice_copy_Tensor"),
+    "select": ("select_int", "select_copy_int"),
+}
+
+
+@attrs.frozen
+class SingleOutputReplay:
+    """How ``forward`` rebuilds one output of a multi-output view."""
+
+    kind: str
+    #: The view's ``int`` dimension argument.
+    dim: str
+    #: The size argument of a slice (``split_size``, ``split_sizes``), if any.
+    size: str | None = None
+    #: The C++ type of one size, when ``size`` is a list.
+    size_element: str | None = None
+
+    def body(self, copy: bool) -> list[str]:
+        op = f"at::_ops::{_REPLAY_OPS[self.kind][copy]}::call"
+        if self.kind == "select" or self.size is None:
+            return [f"return {call(op, ['base', self.dim, 'out_index'])};"]
+        if self.size_element is None:  # equal chunks: output i starts at i * size
+            start, length = [f"auto start = {self.size} * out_index;"], self.size
+        else:  # listed sizes: output i starts after the sizes before it
+            start = [
+                f"{self.size_element} start = 0;",
+                block("for (int64_t i = 0; i < out_index; ++i)", [f"start += {self.size}[i];"]),
+            ]
+            length = f"{self.size}[out_index]"
+        args = ["base", self.dim, "start", f"start + {length}", "1"]
+        return [*start, f"return {call(op, args)};"]
+
+
+def _is_int(ty: Type) -> bool:
+    return isinstance(ty, BaseType) and ty.name == BaseTy.int
+
+
+def _is_size(ty: Type) -> bool:
+    return isinstance(ty, BaseType) and ty.name in (BaseTy.int, BaseTy.SymInt)
+
+
+def single_output_replay(view: NativeFunction, kind: str | None) -> SingleOutputReplay | None:
+    """The replay of ``kind`` for ``view``'s arguments; None (replay the whole view)
+    when there is no kind or the arguments are not one ``int`` dim (and one size)."""
+    rest = view.func.arguments.flat_all[1:]
+    dims = [a for a in rest if _is_int(a.type)]
+    if kind not in _REPLAY_OPS or not dims:
+        return None
+    dim = dims[-1]
+    others = [a for a in rest if a is not dim]
+    if kind == "select":
+        return SingleOutputReplay(kind, dim.name) if not others else None
+    if len(others) != 1:
+        return None
+    size = others[0]
+    if _is_size(size.type):
+        return SingleOutputReplay(kind, dim.name, size.name)
+    if isinstance(size.type, ListType) and _is_size(size.type.elem):
+        element = "c10::SymInt" if size.type.elem == BaseType(BaseTy.SymInt) else "int64_t"
+        return SingleOutputReplay(kind, dim.name, size.name, element)
+    return None
+
+
 @attrs.frozen
 class ViewMetaClass:
     """The ViewMeta specialisation of ``f`` (a view or in-place view of a group)."""
@@ -96,6 +172,8 @@ class ViewMetaClass:
     multi_output: bool
     as_strided: bool
     fields: tuple[Field, ...]
+    #: Set when ``forward`` rebuilds one output only (Note [Single-output replay]).
+    replay: SingleOutputReplay | None = None
 
     @property
     def base_params(self) -> tuple[tuple[str, str], ...]:
@@ -156,16 +234,16 @@ class ViewMetaClass:
     def definitions(self) -> str:
         args = ["base", *(f.name for f in self.fields[2:])]
         pick = "[out_index]" if self.multi_output else ""
+        if self.replay is not None:
+            arms = self.replay.body(copy=False), self.replay.body(copy=True)
+        else:
+            arms = (
+                [f"return {call(f'at::_ops::{self.view_op}::call', args)}{pick};"],
+                [f"return {call(f'at::_ops::{self.copy_op}::call', args)}{pick};"],
+            )
         forward = block(
             f"at::Tensor {self.name}::forward(const at::Tensor& base)",
-            [
-                block(
-                    "if (reapply_views)",
-                    [f"return {call(f'at::_ops::{self.view_op}::call', args)}{pick};"],
-                )
-                + " "
-                + block("else", [f"return {call(f'at::_ops::{self.copy_op}::call', args)}{pick};"])
-            ],
+            [block("if (reapply_views)", arms[0]) + " " + block("else", arms[1])],
         )
         inverse_args = ["base", "mutated_view", "inverse_return_mode"]
         if self.multi_output:
@@ -210,6 +288,9 @@ def view_meta_class(
         multi_output=is_multi_output(f.func),
         as_strided=str(f.func.name) in policy.as_strided_views,
         fields=_fields(f, views, policy.view_meta_owns_tensors),
+        replay=(
+            single_output_replay(f, policy.replay_kind(f.func)) if is_multi_output(f.func) else None
+        ),
     )
 
 

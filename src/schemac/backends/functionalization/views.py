@@ -19,12 +19,16 @@ turns that off.
 
 from __future__ import annotations
 
+import attrs
+
 from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.naming import unambiguous_name
+from schemac.backends.aten.signatures.signature import Signature
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.functionalization.arguments import (
     IMPL,
+    Unwrapped,
     has_symbolic_inputs,
     if_else,
     on_meta,
@@ -33,6 +37,7 @@ from schemac.backends.functionalization.arguments import (
 from schemac.backends.functionalization.names import kernel_name
 from schemac.backends.functionalization.view_meta import ViewMetaClass
 from schemac.ir.native import NativeFunction
+from schemac.ir.schema import Argument
 
 _MODE = (
     "const auto inverse_return_mode = reapply_views\n"
@@ -50,36 +55,67 @@ def _reference(self_name: str, returns: str) -> list[str]:
     ]
 
 
+@attrs.frozen
+class _ViewCall:
+    """What both view kernels start from: ``f``'s arguments unwrapped, and its calls."""
+
+    sig: Signature
+    copy_sig: Signature
+    copy_args: tuple[Argument, ...]
+    unwrapped: Unwrapped
+    #: The unwrapped values in the order ``f`` (and its ``_copy`` twin) take them.
+    below: tuple[str, ...]
+    #: ``at::_ops::<f>::call``.
+    op: str
+    #: The statements that run ``f`` on meta copies into ``reference_tensor_output``.
+    reference: tuple[str, ...]
+
+    @property
+    def self_name(self) -> str:
+        return self.sig.params[0].name
+
+    def view_call(self) -> str:
+        return call(self.op, self.below)
+
+    def returns(self) -> str:
+        return str(C.strip_reference(self.sig.returns))
+
+
+def _view_call(f: NativeFunction, copy: NativeFunction, views: ViewTable) -> _ViewCall:
+    args = f.func.arguments.flat_all
+    sig = views.dispatcher(f)
+    unwrapped = unwrap(sig, args, sync=False)
+    op = f"at::_ops::{unambiguous_name(f.func)}::call"
+    reference = on_meta(sig, args, lambda exprs: f"reference_tensor_output = {op}({exprs});")
+    return _ViewCall(
+        sig=sig,
+        copy_sig=views.dispatcher(copy),
+        copy_args=copy.func.arguments.flat_all,
+        unwrapped=unwrapped,
+        below=tuple(unwrapped.values[a.name] for a in copy.func.arguments.flat_all),
+        op=op,
+        reference=tuple(reference),
+    )
+
+
 def view_kernel(
     f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass, views: ViewTable
 ) -> str:
     """The Functionalize kernel of view ``f`` (not in-place), whose twin is ``copy``."""
-    args = f.func.arguments.flat_all
-    sig = views.dispatcher(f)
-    copy_sig = views.dispatcher(copy)
-    self_name = sig.params[0].name
-    returns = str(C.strip_reference(sig.returns))
-    unwrapped = unwrap(sig, args, sync=False)
-    below = [unwrapped.values[a.name] for a in copy.func.arguments.flat_all]
-    view_call = call(f"at::_ops::{unambiguous_name(f.func)}::call", below)
-    copy_call = call(f"at::_ops::{unambiguous_name(copy.func)}::call", below)
-    op = f"at::_ops::{unambiguous_name(f.func)}::call"
-    reference = on_meta(
-        sig,
-        args,
-        lambda exprs: f"reference_tensor_output = {op}({exprs});",
-    )
+    v = _view_call(f, copy, views)
+    view_call = v.view_call()
+    copy_call = call(f"at::_ops::{unambiguous_name(copy.func)}::call", v.below)
     body = [
-        *unwrapped.statements,
+        *v.unwrapped.statements,
         block(
-            f"if (!{IMPL}::isFunctionalTensor({self_name}))",
+            f"if (!{IMPL}::isFunctionalTensor({v.self_name}))",
             ["at::AutoDispatchSkipFunctionalize skip_functionalize;", f"return {view_call};"],
         ),
         f"const bool reapply_views = {IMPL}::getFunctionalizationReapplyViewsTLS();",
         _MODE,
-        *_reference(self_name, returns),
-        block("if (compute_reference_meta && !meta_reference_disabled())", reference),
-        f"{returns} tmp_output;",
+        *_reference(v.self_name, v.returns()),
+        block("if (compute_reference_meta && !meta_reference_disabled())", v.reference),
+        f"{v.returns()} tmp_output;",
         block(
             "",
             [
@@ -91,56 +127,45 @@ def view_kernel(
                 ),
             ],
         ).lstrip(),
-        *has_symbolic_inputs(copy_sig, copy.func.arguments.flat_all),
+        *has_symbolic_inputs(v.copy_sig, v.copy_args),
         f"auto view_meta = {meta.make()};",
         f"auto out = {IMPL}::create_functional_tensor_with_view_meta"
-        f"(tmp_output, {self_name}, view_meta);",
+        f"(tmp_output, {v.self_name}, view_meta);",
         block(
             "if (compute_reference_meta && !meta_reference_disabled())",
             [f"{IMPL}::set_sizes_strides_offset(out, reference_tensor_output);"],
         ),
         "return out;",
     ]
-    return block(sig.defn(kernel_name(f.func), redispatch=True), body)
+    return block(v.sig.defn(kernel_name(f.func), redispatch=True), body)
 
 
 def inplace_view_kernel(
     f: NativeFunction, copy: NativeFunction, meta: ViewMetaClass, views: ViewTable
 ) -> str:
     """The Functionalize kernel of in-place view ``f``: it changes ``self``'s view metadata."""
-    args = f.func.arguments.flat_all
-    sig = views.dispatcher(f)
-    copy_sig = views.dispatcher(copy)
-    self_name = sig.params[0].name
-    unwrapped = unwrap(sig, args, sync=False)
-    below = [unwrapped.values[a.name] for a in copy.func.arguments.flat_all]
-    op = f"at::_ops::{unambiguous_name(f.func)}::call"
-    reference = on_meta(
-        sig,
-        args,
-        lambda exprs: f"reference_tensor_output = {op}({exprs});",
-    )
+    v = _view_call(f, copy, views)
     body = [
         block(
-            f"if (!{IMPL}::isFunctionalTensor({self_name}))",
+            f"if (!{IMPL}::isFunctionalTensor({v.self_name}))",
             [
-                *unwrapped.statements,
+                *v.unwrapped.statements,
                 "at::AutoDispatchSkipFunctionalize skip_functionalize;",
-                f"return {call(f'at::_ops::{unambiguous_name(f.func)}::call', below)};",
+                f"return {v.view_call()};",
             ],
         ),
         f"const bool reapply_views = {IMPL}::getFunctionalizationReapplyViewsTLS();",
         _MODE,
-        *has_symbolic_inputs(copy_sig, copy.func.arguments.flat_all),
+        *has_symbolic_inputs(v.copy_sig, v.copy_args),
         f"auto view_meta = {meta.make()};",
-        *_reference(self_name, str(C.strip_reference(sig.returns))),
-        block("if (compute_reference_meta && !meta_reference_disabled())", reference),
+        *_reference(v.self_name, v.returns()),
+        block("if (compute_reference_meta && !meta_reference_disabled())", v.reference),
         # The reference ran on the old metadata; now replay the views off the base.
-        f"{IMPL}::mutate_view_meta({self_name}, view_meta);",
+        f"{IMPL}::mutate_view_meta({v.self_name}, view_meta);",
         block(
             "if (compute_reference_meta && !meta_reference_disabled())",
-            [f"{IMPL}::set_sizes_strides_offset({self_name}, reference_tensor_output);"],
+            [f"{IMPL}::set_sizes_strides_offset({v.self_name}, reference_tensor_output);"],
         ),
-        f"return {self_name};",
+        f"return {v.self_name};",
     ]
-    return block(sig.defn(kernel_name(f.func), redispatch=True), body)
+    return block(v.sig.defn(kernel_name(f.func), redispatch=True), body)

@@ -13,8 +13,14 @@ from __future__ import annotations
 
 from schemac.backends.python.bindings import BindingView
 
+#: How a method without arguments asks whether ``self`` overrides
+#: ``__torch_function__``; releases without ``python_method_has_torch_function``
+#: (2.12 and older) declare only the older spelling.
+HAS_TORCH_FUNCTION = "if (has_torch_function(self_))"
+CHECK_HAS_TORCH_FUNCTION = "if(check_has_torch_function(self_))"
 
-def binding_text(view: BindingView) -> str:
+
+def binding_text(view: BindingView, *, torch_function_test: str = HAS_TORCH_FUNCTION) -> str:
     """The binding function, ending with a blank line."""
     arguments = "PyObject* self_, PyObject* args"
     if not view.takes_no_arguments:
@@ -33,14 +39,14 @@ def binding_text(view: BindingView) -> str:
         lines.append("  const Tensor& self = THPVariable_Unpack(self_);")
     head = "\n".join(lines) + "\n"
     if view.takes_no_arguments:
-        return head + _no_arguments_body(view) + "}\n\n"
+        return head + _no_arguments_body(view, torch_function_test) + "}\n\n"
     return head + _parsed_body(view) + "}\n\n"
 
 
-def _no_arguments_body(view: BindingView) -> str:
+def _no_arguments_body(view: BindingView, torch_function_test: str) -> str:
     if view.method:
         check = (
-            "  if (has_torch_function(self_)) {\n"
+            f"  {torch_function_test} {{\n"
             f'    return handle_torch_function(self_, "{view.name}");\n'
             "  }\n"
         )

@@ -34,7 +34,7 @@ def _setup_lines(c: DispatchCall) -> list[str]:
             f"    .requires_grad({options.requires_grad})",
             f"    .pinned_memory({options.pin_memory});",
         ]
-        if options.method:
+        if options.method and options.checks_dispatch:
             # Tensors that never dispatch (meta, fake) need no device.
             lines += [
                 "if (!at::impl::tensor_has_dispatch(self)) {",

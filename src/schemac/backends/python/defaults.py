@@ -15,7 +15,8 @@ backends spell a default the same way.
 from __future__ import annotations
 
 from schemac.backends.aten.signatures.defaults import cpp_default
-from schemac.ir.types import Type
+from schemac.ir.defaults import string_default_value
+from schemac.ir.types import BaseTy, BaseType, OptionalType, Type
 
 #: C++ expressions that mean "no value" and read as ``None`` in Python.
 _NO_VALUE = frozenset({"nullptr", "::std::nullopt", "std::nullopt", "{}"})
@@ -37,8 +38,46 @@ def _as_python_literal(expr: str) -> str:
 
 def python_default(default: str, ty: Type) -> str:
     """The schema default as PyTorch's binding generator holds it (C++ read as Python)."""
+    if default[:1] in ("'", '"') and _is_str(ty):
+        value, _ = string_default_value(default)
+        if value is not None:
+            return parser_string_literal(value)
     # The C++ API's own spelling (the ATen view's), before any SymInt wrapping.
     return _as_python_literal(cpp_default(default, ty, symint=False))
+
+
+def _is_str(ty: Type) -> bool:
+    if isinstance(ty, OptionalType):
+        ty = ty.elem
+    return isinstance(ty, BaseType) and ty.name is BaseTy.str
+
+
+#: The escapes PythonArgParser's string defaults know (torch/csrc/utils/python_arg_parser.cpp
+#: refuses any other, ``\r`` and octal ones included, when the binding is first called).
+_PARSER_ESCAPES = str.maketrans(
+    {
+        "\\": "\\\\",
+        '"': '\\"',
+        "\a": "\\a",
+        "\b": "\\b",
+        "\f": "\\f",
+        "\n": "\\n",
+        "\t": "\\t",
+        "\v": "\\v",
+    }
+)
+
+
+def parser_string_literal(value: str) -> str:
+    """``value`` as a string default of a PythonArgParser signature (Note [String defaults]).
+
+    Not a C++ literal: the parser reads the signature at run time and knows
+    only the escapes of :data:`_PARSER_ESCAPES`; every other character (a
+    carriage return, non-ASCII text) is written as itself.  The signature is
+    then one C++ string literal of the generated file, which escapes those
+    bytes for the compiler.
+    """
+    return '"' + value.translate(_PARSER_ESCAPES) + '"'
 
 
 def spelled_default(value: str) -> str:

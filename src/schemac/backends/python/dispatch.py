@@ -91,8 +91,10 @@ class OptionsInit:
     layout: str
     requires_grad: str
     pin_memory: str
-    #: Methods skip device initialisation for tensors that never dispatch.
+    #: Methods skip device initialisation for tensors that never dispatch
+    #: (where the release declares the test: ``python_factory_method_checks_dispatch``).
     method: bool
+    checks_dispatch: bool = True
 
 
 @attrs.frozen
@@ -151,7 +153,11 @@ class CallMemo:
     nothing but speed.  One memo lives for one compile (emit.py makes it).
     """
 
-    def __init__(self, arguments: ArgumentMemo | None = None) -> None:
+    def __init__(
+        self, arguments: ArgumentMemo | None = None, *, factory_methods_check_dispatch: bool = True
+    ) -> None:
+        #: The release's ``python_factory_method_checks_dispatch``.
+        self.factory_methods_check_dispatch = factory_methods_check_dispatch
         #: The compile's parser arguments (python_bindings made them): a schema
         #: argument's C++ type is memoised under the identity of its parser
         #: argument, which stands for its value.
@@ -439,6 +445,7 @@ def dispatch_call(
             parsed["requires_grad"],
             parsed["pin_memory"],
             sig.method,
+            memo.factory_methods_check_dispatch,
         )
         bound["options"] = "options"
     elif sig.tensor_options:

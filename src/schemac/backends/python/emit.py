@@ -27,7 +27,11 @@ from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.python.autograd_nodes import NodeView, node_views
-from schemac.backends.python.binding_text import binding_text
+from schemac.backends.python.binding_text import (
+    CHECK_HAS_TORCH_FUNCTION,
+    HAS_TORCH_FUNCTION,
+    binding_text,
+)
 from schemac.backends.python.bindings import (
     binding_view,
     forward_declaration,
@@ -76,10 +80,13 @@ class ReturnTypesView:
 
 
 def _file_view(
-    memo: CallMemo, bindings: Sequence[OperatorBinding], **extra: str
+    memo: CallMemo, bindings: Sequence[OperatorBinding], torch_function_test: str, **extra: str
 ) -> BindingFileView:
     # Each view is printed at once and dropped: only the text is kept.
-    texts = tuple(binding_text(binding_view(b, memo)) for b in bindings)
+    texts = tuple(
+        binding_text(binding_view(b, memo), torch_function_test=torch_function_test)
+        for b in bindings
+    )
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
@@ -117,7 +124,13 @@ def binding_files(
     module: Module, all_bindings: PythonBindings, templates: Templates
 ) -> Iterator[GeneratedFile]:
     sources = module_sources(module, derivatives=True)
-    memo = CallMemo(all_bindings.arguments)  # shared by the files of this compile only
+    memo = CallMemo(  # shared by the files of this compile only
+        all_bindings.arguments,
+        factory_methods_check_dispatch=all_bindings.factory_methods_check_dispatch,
+    )
+    test = (
+        HAS_TORCH_FUNCTION if all_bindings.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
+    )
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
         # PyTorch's own template, when the host release's is given: it carries
@@ -129,7 +142,7 @@ def binding_files(
 
     yield render(
         "python_variable_methods.cpp.mako",
-        _file_view(memo, all_bindings.for_module(VARIABLE_METHODS)),
+        _file_view(memo, all_bindings.for_module(VARIABLE_METHODS), test),
         VARIABLE_METHODS.filename,
     )
 
@@ -137,13 +150,14 @@ def binding_files(
     layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
     shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
     for index, shard in enumerate(shards):
-        view = _file_view(memo, shard, shard_id=f"_{index}")
+        view = _file_view(memo, shard, test, shard_id=f"_{index}")
         yield render("python_torch_functions.cpp.mako", view, layout.shard_path(index))
 
     for target in SUBMODULES:
         view = _file_view(
             memo,
             all_bindings.for_module(target),
+            test,
             qualified_name=target.qualified_name,
             short_name=target.python_module or "",
             module_object=target.module_object,

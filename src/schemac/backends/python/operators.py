@@ -140,6 +140,12 @@ class PythonBindings:
     function_pairs: tuple[SignedFunction, ...]
     #: The parser arguments the signatures share (this compile's only).
     arguments: ArgumentMemo = attrs.field(factory=ArgumentMemo, eq=False)
+    #: The target release spells the torch-function test of argument-less
+    #: methods ``has_torch_function`` (profile feature ``python_method_has_torch_function``).
+    method_has_torch_function: bool = True
+    #: ... and its factory methods test ``tensor_has_dispatch``
+    #: (``python_factory_method_checks_dispatch``).
+    factory_methods_check_dispatch: bool = True
 
     def for_module(self, module: BindingModule) -> tuple[OperatorBinding, ...]:
         for candidate, bindings in self.per_module:
@@ -234,7 +240,8 @@ def _function_of(pair: SignedFunction) -> NativeFunction:
 
 def python_bindings(module: Module, profile: ReleaseProfile | None = None) -> PythonBindings:
     """``profile``: the target release's (the reference release's by default)."""
-    skips = PythonSkips.of(reference_profile() if profile is None else profile)
+    release = reference_profile() if profile is None else profile
+    skips = PythonSkips.of(release)
     bound = [f for f in module.functions if is_bound(f, skips)]
     arguments = ArgumentMemo()  # this compile's only
     plain = signed_functions(bound, arguments)
@@ -269,4 +276,11 @@ def python_bindings(module: Module, profile: ReleaseProfile | None = None) -> Py
         for target in BINDING_MODULES
     )
     methods = dict(per_module)[BINDING_MODULES[0]]
-    return PythonBindings(methods, per_module, tuple(function_pairs), arguments)
+    return PythonBindings(
+        methods,
+        per_module,
+        tuple(function_pairs),
+        arguments,
+        method_has_torch_function=release.has("python_method_has_torch_function"),
+        factory_methods_check_dispatch=release.has("python_factory_method_checks_dispatch"),
+    )

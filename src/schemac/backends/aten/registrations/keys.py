@@ -25,6 +25,7 @@ from schemac.ir.dispatch import (
     COMPOSITE_IMPLICIT,
     COMPOSITE_IMPLICIT_NESTED,
 )
+from schemac.profiles import ReleaseProfile
 
 _CUDA_LIKE = frozenset({"CUDA", "QuantizedCUDA", "SparseCUDA", "SparseCsrCUDA", "NestedTensorCUDA"})
 _XPU_LIKE = frozenset({"XPU", "SparseXPU", "SparseCsrXPU", "NestedTensorXPU", "QuantizedXPU"})
@@ -76,6 +77,10 @@ _GENERIC_EMPTY_HEADERS = (
 )
 
 
+#: Where ``namedinference::propagate_names`` is declared.
+NAMED_TENSOR_UTILS = "ATen/NamedTensorUtils.h"
+
+
 @attrs.frozen
 class KeyTraits:
     key: str
@@ -97,6 +102,17 @@ class KeyTraits:
     has_functions_header: bool
     #: Headers the file needs beyond the common ones, in order.
     extra_headers: tuple[str, ...]
+    #: ``set_output_*`` take the outputs' ``DimnameList names`` and propagate
+    #: them (releases with named tensors: profile feature ``structured_output_names``).
+    output_names: bool = False
+
+    def for_release(self, profile: ReleaseProfile) -> KeyTraits:
+        """These traits as the target release's structured kernels need them."""
+        if not profile.has("structured_output_names"):
+            return self
+        return attrs.evolve(
+            self, output_names=True, extra_headers=(*self.extra_headers, NAMED_TENSOR_UTILS)
+        )
 
     @property
     def is_meta(self) -> bool:

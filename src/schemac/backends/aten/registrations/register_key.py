@@ -45,6 +45,7 @@ from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
+from schemac.profiles import ReleaseProfile
 
 TEMPLATE = "RegisterDispatchKey.cpp.mako"
 PACKAGE = "schemac.backends.aten.registrations"
@@ -156,14 +157,17 @@ def register_key_files(
     templates: Templates,
     views: ViewTable | None = None,
     index: PlanIndex | None = None,
+    profile: ReleaseProfile | None = None,
 ) -> Iterator[GeneratedFile]:
     """The shards and the Everything file of ``key`` (empty files if it has no kernels).
 
     ``views`` and ``index``: the run's view table and plan index, if the
-    caller shares them between keys.
+    caller shares them between keys; ``profile``: the target release's.
     """
     views = ViewTable() if views is None else views
     traits = key_traits(key)
+    if profile is not None:
+        traits = traits.for_release(profile)
     items = plan_key(module, traits, index)
     sources = native_sources(module)
     # Under selective build, operators kept only as dependencies of selected

@@ -66,6 +66,13 @@ def _class_names(
     return f"structured_{kernel.name}_{kind.name}", f"{kernel.namespace}::structured_{kernel.name}"
 
 
+_PROPAGATE_NAMES = (
+    "if (!names.empty()) {",
+    "  namedinference::propagate_names(outputs_[output_idx], names);",
+    "}",
+)
+
+
 def _set_output(
     kind: SchemaKind, traits: KeyTraits, with_proxy: bool, parent: str, call_super: bool
 ) -> list[str]:
@@ -80,9 +87,15 @@ def _set_output(
             body.append("resize_out(out, sizes, strides, options);")
         if with_proxy:
             body.extend(_STORE_PROXY)
+    names = ""
+    if traits.output_names:
+        body.extend(_PROPAGATE_NAMES)
+        names = ", names"
     if call_super:
         # After the output is stored, so the parent can read it with maybe_get_output().
-        body.append(f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options);")
+        body.append(
+            f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options{names});"
+        )
     return body
 
 
@@ -104,7 +117,8 @@ def structured_class(
         refs = ", ".join(f"std::ref(out{i})" for i in range(outputs))
         members.append(f"{name}({params}) : outputs_" + "{ " + refs + " } {}")
     for suffix, with_proxy in (("strided", True), ("raw_strided", False)):
-        head = f"void set_output_{suffix}({_SET_OUTPUT_PARAMS}) override"
+        params = _SET_OUTPUT_PARAMS + (", DimnameList names" if traits.output_names else "")
+        head = f"void set_output_{suffix}({params}) override"
         members.append(block(head, _set_output(kind, traits, with_proxy, parent, call_super)))
     if kind is SchemaKind.functional:
         current = "outputs_[output_idx]"

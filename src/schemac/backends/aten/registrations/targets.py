@@ -55,7 +55,9 @@ class RegistrationBackend:
             state = aten_run_state(module, options)
             templates = state.templates(PACKAGE)
             for key in TARGET_KEYS[options.target]:
-                yield from register_key_files(module, key, templates, state.views, state.plan)
+                yield from register_key_files(
+                    module, key, templates, state.views, state.plan, options.profile
+                )
 
 
 BACKEND = RegistrationBackend()

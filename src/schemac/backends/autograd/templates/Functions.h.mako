@@ -30,7 +30,7 @@ using torch::autograd::TypeAndSize;
 // Saved tensor lists come back as plain tensors; an output's SavedVariable
 // needs the node that owns it (saved_for) to rebuild its grad_fn.
 inline std::vector<Tensor> unpack_list(
-    at::ArrayRef<SavedVariable> saved, c10::intrusive_ptr<Node> saved_for = nullptr) {
+    at::ArrayRef<SavedVariable> saved, ${view.pointers.of("Node")} saved_for = nullptr) {
   std::vector<Tensor> tensors;
   tensors.reserve(saved.size());
   for (const SavedVariable& variable : saved) {
@@ -41,7 +41,7 @@ inline std::vector<Tensor> unpack_list(
 
 // Tensor?[] arguments: an undefined saved tensor stands for None.
 inline c10::List<std::optional<Tensor>> unpack_opt_list(
-    at::ArrayRef<SavedVariable> saved, c10::intrusive_ptr<Node> saved_for = nullptr) {
+    at::ArrayRef<SavedVariable> saved, ${view.pointers.of("Node")} saved_for = nullptr) {
   torch::List<std::optional<Tensor>> tensors;
   tensors.reserve(saved.size());
   for (const SavedVariable& variable : saved) {

@@ -63,14 +63,14 @@ ${k.call.head} {
   % endif
   % if k.graph and k.graph.per_element:
   // One node per tensor of self, as the per-tensor operator would record.
-  std::vector<c10::intrusive_ptr<${k.graph.node}>> grad_fns;
+  std::vector<${k.graph.pointers.of(k.graph.node)}> grad_fns;
   if (_any_requires_grad) {
     for (const auto i : c10::irange(self.size())) {
       const auto ith_requires_grad = compute_requires_grad(${', '.join(k.graph.grad_inputs)});
       check_inplace(self[i], ith_requires_grad);
-      c10::intrusive_ptr<${k.graph.node}> grad_fn;
+      ${k.graph.pointers.of(k.graph.node)} grad_fn;
       if (ith_requires_grad) {
-        grad_fn = c10::make_intrusive<${k.graph.node}>();
+        grad_fn = ${k.graph.pointers.make(k.graph.node)};
         grad_fn->set_next_edges(collect_next_edges(${', '.join(k.graph.grad_inputs)}));
       % for save in k.graph.saves_before:
       % if save.guard:
@@ -93,12 +93,12 @@ ${k.call.head} {
   % for line in k.graph.no_grad_checks:
   ${line}
   % endfor
-  c10::intrusive_ptr<${k.graph.node_type}> grad_fn;
+  ${k.graph.pointers.of(k.graph.node_type)} grad_fn;
   if (_any_requires_grad) {
     % if k.graph.not_implemented:
-    grad_fn = c10::make_intrusive<NotImplemented>("${k.graph.not_implemented}");
+    grad_fn = ${k.graph.pointers.make("NotImplemented", '"' + k.graph.not_implemented + '"')};
     % else:
-    grad_fn = c10::make_intrusive<${k.graph.node}>();
+    grad_fn = ${k.graph.pointers.make(k.graph.node)};
     % endif
     grad_fn->set_next_edges(collect_next_edges(${', '.join(k.graph.grad_inputs)}));
     % for save in k.graph.saves_before:
@@ -130,7 +130,7 @@ ${k.call.head} {
   % endif
   % if k.graph and k.graph.per_element:
   % if k.graph.fires_creation_hooks:
-  c10::SmallVector<c10::intrusive_ptr<Node>, 8> _rebased_fns(grad_fns.size());
+  c10::SmallVector<${k.graph.pointers.of("Node")}, 8> _rebased_fns(grad_fns.size());
   % endif
   for (const auto i : c10::irange(grad_fns.size())) {
     if (grad_fns[i]) {
@@ -144,7 +144,7 @@ ${k.call.head} {
     }
   }
   % elif k.graph and k.graph.history and k.graph.rebases_history and k.graph.fires_creation_hooks:
-  c10::intrusive_ptr<Node> _rebased_fn;
+  ${k.graph.pointers.of("Node")} _rebased_fn;
   if (grad_fn) {
     _rebased_fn = rebase_history(flatten_tensor_args(${', '.join(k.graph.history)}), grad_fn);
   }
