@@ -99,3 +99,21 @@ def test_ruff_format_clean() -> None:
 def test_mypy_clean() -> None:
     result = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+#: What the repository's root holds; anything else tracked there is most
+#: likely a scratch file committed by mistake (profiler dumps did happen).
+ROOT_ENTRIES = {
+    ".ci", ".gitignore", "Makefile", "README.md", "pyproject.toml",
+    "src", "tests", "docs", "examples", "benchmarks", "grammar", "tools",
+}  # fmt: skip
+
+
+def test_no_stray_files_at_the_root() -> None:
+    if not (ROOT / ".git").exists() or shutil.which("git") is None:
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    tops = {path.split("/", 1)[0] for path in listed}
+    assert tops <= ROOT_ENTRIES, sorted(tops - ROOT_ENTRIES)
