@@ -286,3 +286,33 @@ def test_a_second_writer_waits_for_the_lock_and_says_so(tmp_path: Path) -> None:
     assert len(said) == 1 and "waiting for another schemac" in said[0], said
     assert f"pid {os.getpid()}" in said[0]
     assert not (tmp_path / ".out.schemac-lock").exists()
+
+
+def test_a_no_op_record_left_half_written_is_outside_out_and_removed_next(tmp_path: Path) -> None:
+    # A compile killed while it writes OUT/.schemac-state leaves its temporary
+    # beside OUT (never inside: OUT stays the old or the new tree), and the
+    # next compile's recovery removes it.  Found by 20 kill -9 trials.
+    from schemac.rebuild.state import up_to_date_files, write_state
+
+    out = tmp_path / "out"
+    commit([GeneratedFile("a.h", "int a;\n", "headers")], out, targets=["headers"])
+    leftover = Path(OutPlaces.of(out).parent) / f"{OutPlaces.of(out).prefix}state-abc12345"
+    leftover.write_text("half a record")
+    assert recover(str(out)) is None
+    assert not leftover.exists()
+    # OUT's parent is a directory the compile listed (the working directory,
+    # say): its listing is recorded without the temporary, so the record
+    # holds for the next run.
+    assert write_state(
+        out,
+        "key",
+        inputs=[],
+        directories=[str(tmp_path)],
+        generated=[("a.h", "headers", "")],
+        bookkeeping=[MANIFEST_NAME],
+        auxiliary=[],
+        expected=lambda path: b"int a;\n",
+    )
+    assert up_to_date_files(str(out), lambda: "key") is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert sorted(p.name for p in out.iterdir()) == [".schemac-manifest", ".schemac-state", "a.h"]

@@ -67,7 +67,7 @@ def test_a_racy_file_is_recorded_with_the_digest_given(tmp_path: Path) -> None:
     digest = hashlib.sha256(b"int b;\n").hexdigest()
     meant = {"a.h": b"int a;\n", "b.h": digest}
     body = state._body(
-        tmp_path, 0, [], [], [("a.h", "headers", ""), ("b.h", "headers", "")], [], meant.get, {}, {}
+        tmp_path, 0, [], {}, [("a.h", "headers", ""), ("b.h", "headers", "")], [], meant.get, {}, {}
     )
     assert body is not None
     records = dict(line.rsplit("\t", 1)[::-1] for line in body.splitlines())

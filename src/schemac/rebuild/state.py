@@ -83,7 +83,15 @@ def write_state(
 
     state_path = out_dir / STATE_NAME
     generated = list(generated)
-    handle, temporary = tempfile.mkstemp(prefix=f"{STATE_NAME}.", dir=out_dir)
+    # The record is written beside OUT, under the names schemac keeps there
+    # (``.OUT.schemac-state-*``, see backends/output/lock.py), and renamed
+    # in: a compile killed while it writes leaves nothing inside OUT, and the
+    # next compile's recovery removes the leftover.  Same file system as OUT,
+    # so its mtime is read from OUT's clock.
+    parent, name = os.path.split(os.path.abspath(out_dir))
+    # Listed before the temporary exists: OUT's parent may be a listed directory.
+    listings = {path: listing_digest(path) for path in directories}
+    handle, temporary = tempfile.mkstemp(prefix=f".{name}.schemac-state-", dir=parent)
     try:
         reference = os.fstat(handle).st_mtime_ns
         tick = _COARSE_TICK_NS if reference % 1_000_000_000 == 0 else _FINE_TICK_NS
@@ -91,7 +99,7 @@ def write_state(
             out_dir,
             reference - tick,
             inputs,
-            directories,
+            listings,
             [*generated, *((p, "", "") for p in bookkeeping)],
             auxiliary,
             expected,
@@ -119,7 +127,7 @@ def _body(
     out_dir: Path,
     racy_from: int,
     inputs: Iterable[str],
-    directories: Iterable[str],
+    listings: Mapping[str, str | None],
     outputs: list[tuple[str, str, str]],
     auxiliary: Iterable[str],
     expected: Callable[[str], bytes | str | None],
@@ -132,8 +140,7 @@ def _body(
         if digest is None or not _recordable(path):
             return None
         lines.append(f"in {digest}\t{path}\n")
-    for path in sorted(directories):
-        digest = listing_digest(path)
+    for path, digest in sorted(listings.items()):
         if digest is None or not _recordable(path):
             return None
         lines.append(f"dir {digest}\t{path}\n")

@@ -234,4 +234,7 @@ def recover(out_dir: str) -> str | None:
             )
     for leftover in places.leftover_staging():
         shutil.rmtree(leftover, ignore_errors=True)
+    for record in places.leftover_records():
+        with contextlib.suppress(OSError):
+            os.unlink(record)
     return message

@@ -10,7 +10,10 @@ so a rename between them and OUT never crosses a file system:
 * ``.OUT.schemac-stage-XXXXXXXX``: a staging directory of a running compile
   (:mod:`.staging`); one left over by a killed compile is removed by the next;
 * ``.OUT.schemac-commit``: a staging directory that passed the commit point
-  (:mod:`.journal`); the next compile finishes it before doing anything else.
+  (:mod:`.journal`); the next compile finishes it before doing anything else;
+* ``.OUT.schemac-state-XXXXXXXX``: the no-op record being written
+  (:mod:`schemac.rebuild.state`), renamed into OUT when complete; one left by
+  a killed compile is removed by the next.
 
 Note [One writer per OUT]: the lock is an ``flock`` on the lock file, taken
 before staging starts and held until the depfile is written.  A second
@@ -64,6 +67,19 @@ class OutPlaces:
     @property
     def staging_prefix(self) -> str:
         return f"{self.prefix}stage-"
+
+    def leftover_records(self) -> list[str]:
+        """No-op records of compiles killed while writing them (files)."""
+        try:
+            names = os.listdir(self.parent)
+        except OSError:
+            return []
+        start = f"{self.prefix}state-"
+        return [
+            os.path.join(self.parent, name)
+            for name in sorted(names)
+            if name.startswith(start) and os.path.isfile(os.path.join(self.parent, name))
+        ]
 
     def leftover_staging(self) -> list[str]:
         """Staging directories of compiles that died before their commit point."""
