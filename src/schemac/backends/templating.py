@@ -118,6 +118,18 @@ from mako.exceptions import TopLevelLookupException  # noqa: E402
 from mako.runtime import Context  # noqa: E402
 
 
+def _break_cycles(context: Context) -> None:
+    """Drop what a finished render's context points back at itself through.
+
+    Mako's ``Context`` holds a ``capture`` partial bound to itself and, once
+    rendered, its template namespaces (``self``, ``local``, included files),
+    each of which holds the context.  Nothing reads a context after
+    ``render_context`` returns.
+    """
+    context._data.clear()
+    context.namespaces.clear()
+
+
 def module_sources(module: Module, *, derivatives: bool = False) -> Provenance:
     """The input files an output of ``module`` depends on, and its release, for its banner.
 
@@ -270,5 +282,11 @@ class Templates:
         # inspects the template function's signature on every call to pass
         # it the keywords (~5 us of ~25 us a render; 7,600 renders in -t headers).
         buffer = io.StringIO()
-        template.render_context(Context(buffer, view=view, banner=banner))
+        context = Context(buffer, view=view, banner=banner)
+        template.render_context(context)
+        # A rendered context is a reference cycle (its namespace and caller
+        # stack point back at it): left alone, each render would be freed only
+        # by a full collection.  Emptying it frees the render at once, so the
+        # compile leaves no cyclic garbage behind (see schemac.ir.collector).
+        _break_cycles(context)
         return buffer.getvalue()
