@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import attrs
 import pytest
@@ -66,3 +67,40 @@ def test_files_produced_twice_are_reported_together(
     assert (
         "'beta.h' from target 'cuda' collides with the same path from target 'cpu'" in (messages[1])
     )
+
+
+@attrs.frozen
+class FailingBackend:
+    """Yields a file, then fails: the file was already staged in line (``-j 1``)."""
+
+    name: str = "failing"
+    targets: tuple[str, ...] = ("cuda",)
+    description: str = "a backend that fails after its first file"
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        yield GeneratedFile("first.h", "staged before the failure\n")
+        raise RuntimeError("the backend failed")
+
+
+FAILING = FailingBackend()
+
+
+@pytest.mark.parametrize("first_compile", [True, False])
+def test_a_compile_failing_after_files_were_staged_in_line_leaves_out_as_it_was(
+    fake_registry: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, first_compile: bool
+) -> None:
+    entries = (*registry.BACKENDS, BackendEntry("failing", f"{__name__}:FAILING", ("cuda",)))
+    monkeypatch.setattr(registry, "BACKENDS", entries)
+    out = tmp_path / "out"
+    if not first_compile:
+        driver.compile_to_directory(MODULE, ("cpu",), out, jobs=1)
+    before = {
+        str(p.relative_to(tmp_path)): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()
+    }
+    with pytest.raises(RuntimeError, match="the backend failed"):
+        driver.compile_to_directory(MODULE, ("cpu", "cuda"), out, jobs=1)
+    after = {
+        str(p.relative_to(tmp_path)): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()
+    }
+    assert after == before  # no staging directory left beside OUT, OUT untouched
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if first_compile else ["out"])

@@ -24,6 +24,7 @@ from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
+from schemac.backends.output.staging import InlineStager
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
 from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, check_render
 from schemac.diagnostics import Diagnostic
@@ -204,11 +205,13 @@ def effective_jobs(jobs: int | None, module: Module) -> int:
 def _forget(output: OutputSet, handed: Iterable[str] | None) -> None:
     """Note [Texts handed over]: with ``-j 2`` the staging helper holds every
     file's bytes once it has started, and compares and writes them itself;
-    what the commit needs of a file after that is its path and target, and
-    the no-op record its digest, which the helper sends back
-    (:attr:`~.output.staging.Staged.digests`).  Keeping the texts until the
-    commit was the largest part of the peak memory of a compile (20 MiB of
-    ``-t headers``' ~100), so they are dropped as soon as the helper has them."""
+    with ``-j 1`` :class:`~.output.staging.InlineStager` compares and stages
+    each file as it arrives.  What the commit needs of a file after that is
+    its path and target, and the no-op record its digest, which the stager
+    gives back (:attr:`~.output.staging.Staged.digests`).  Keeping the texts
+    until the commit was the largest part of the peak memory of a compile
+    (20 MiB of ``-t headers``' ~100), so they are dropped as soon as a stager
+    has them."""
     for path in handed or ():
         output.forget_text(path)
 
@@ -277,6 +280,7 @@ def compile_to_directory(
     enough files for that to pay (:mod:`.output.background`), and the
     ``late`` passes, if any, run in a worker beside the backends that do not
     need them (Note [Late work]); the result is the same, byte for byte.
+    With 1, each file is staged in this process as it is emitted.
     None: as many as pay (:func:`effective_jobs`; a module with fewer than
     :data:`SERIAL_BELOW_FUNCTIONS` functions is compiled in one process).
 
@@ -341,7 +345,14 @@ def _compile_locked(
     kept: list[tuple[str, str]] = []
     warnings: list[Diagnostic] = []
     jobs = effective_jobs(jobs, module)
-    helper = StagerOnDemand(out_dir) if jobs > 1 and not dry_run and can_fork() else None
+    helper: StagerOnDemand | InlineStager | None = None
+    if dry_run:
+        pass
+    elif jobs > 1 and can_fork():
+        helper = StagerOnDemand(out_dir)
+    else:
+        # Staged as emitted: no text waits for the commit (Note [Texts handed over]).
+        helper = InlineStager(str(out_dir))
     try:
         files = emit_targets(
             module,
