@@ -46,6 +46,13 @@ def test_a_fingerprint_follows_equality() -> None:
     # A type-level distinction: a tuple and a list of the same items still differ
     # from a different structure.
     assert fingerprint(("a", "b")) != fingerprint(("ab",))
+    # Set items encoded as one part are sorted as they are; none imitates another.
+    assert fingerprint(frozenset({"a\x00b"})) != fingerprint(frozenset({"a", "b"}))
+    assert fingerprint(frozenset({("a", "b")})) != fingerprint(frozenset({"a", "b"}))
+    assert fingerprint(frozenset({Variant.method, Variant.function})) == fingerprint(
+        frozenset({Variant.function, Variant.method})
+    )
+    assert fingerprint(frozenset({"1:a"})) != fingerprint(frozenset({"a"}))
 
 
 def test_declared_reuse_fields_leave_out_derived_ones() -> None:

@@ -106,7 +106,11 @@ class Fingerprints:
     """
 
     def __init__(self) -> None:
-        self._memo: dict[int, tuple[object, str]] = {}
+        #: id -> the encoding of a remembered value; ``_pinned`` keeps each such
+        #: value alive, so that its id is not reused while this object lives.
+        self._memo: dict[int, str] = {}
+        self._pinned: list[object] = []
+        self._render_names: dict[Callable[[Any, Any], str], str] = {}
         self._encoders: dict[type, _Encode] = {
             str: _string,
             int: _atom,
@@ -128,16 +132,19 @@ class Fingerprints:
         return _digest(parts)
 
     def local_key(self, backend: str, file: Deferred) -> str:
-        """The file's key within a run context: backend, render function, path, inputs."""
-        render = f"{file.render.__module__}.{file.render.__qualname__}"
-        return _digest(
-            [
-                "\x01" + backend,
-                "\x01" + render,
-                f"{len(file.path)}:{file.path}",
-                self.of(file.inputs),
-            ]
-        )
+        """The file's key within a run context: backend, render function, path, inputs.
+
+        One digest per file: the encoding of the inputs follows the three
+        fixed parts directly (it reads back unambiguously, see :func:`_digest`),
+        and the families most inputs are made of are remembered, so a file
+        costs little more than hashing a few strings."""
+        render = self._render_names.get(file.render)
+        if render is None:
+            render = f"{file.render.__module__}.{file.render.__qualname__}"
+            self._render_names[file.render] = render
+        parts = ["\x01" + backend, "\x01" + render, f"{len(file.path)}:{file.path}"]
+        self.add(file.inputs, parts)
+        return _digest(parts)
 
     def add(self, value: object, out: list[str]) -> None:
         kind = type(value)
@@ -157,11 +164,14 @@ class Fingerprints:
         out.append("\x01)")
 
     def _set(self, value: Any, out: list[str]) -> None:
+        # Sorted encodings of the items: an item encoded as one part (a string,
+        # an enum, an atom: the sets of the IR) as itself, any other as the
+        # digest of its parts, so that each item is one part to sort.
         encoded = []
         for item in value:
             inner: list[str] = []
             self.add(item, inner)
-            encoded.append("\x01#" + _digest(inner))
+            encoded.append(inner[0] if len(inner) == 1 else "\x01#" + _digest(inner))
         out.append("\x01{")
         out.extend(sorted(encoded))
         out.append("\x01}")
@@ -206,13 +216,16 @@ class Fingerprints:
             return encode
         memo = self._memo
 
+        pinned = self._pinned
+
         def remembered(value: object, out: list[str]) -> None:
             found = memo.get(id(value))
             if found is None:
                 parts: list[str] = []
                 encode(value, parts)
-                found = memo[id(value)] = (value, "\x01#" + _digest(parts))
-            out.append(found[1])
+                found = memo[id(value)] = "\x01#" + _digest(parts)
+                pinned.append(value)
+            out.append(found)
 
         return remembered
 
