@@ -22,6 +22,7 @@ from schemac.backends.output import MANIFEST_NAME, CommitReport
 from schemac.backends.registry import SOURCE_KINDS, target_reads
 from schemac.ir.module import SourceFiles
 from schemac.rebuild.fingerprint import run_key
+from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, StoredFragments
 from schemac.rebuild.inputs import InputRecorder
 from schemac.rebuild.reuse import (
     Previous,
@@ -76,9 +77,17 @@ class Recording:
         self._locals: dict[str, tuple[str, str]] = {}
         #: target -> its context key against the last run's inputs, as they are now.
         self._contexts: dict[str, str] = {}
+        #: The last run's fragments (Note [Fragment reuse]), once looked for.
+        self._stored: StoredFragments | None = None
+        #: This run's, written beside OUT as they come.
+        self._writer: FragmentWriter | None = None
+        self._fragment_targets: set[str] = set()
 
     def stop(self) -> None:
+        """The compile is over, recorded or not: nothing of it stays beside OUT."""
         self.recorder.stop()
+        if self._writer is not None:
+            self._writer.discard()
 
     def plan_reuse(self, targets: Sequence[str], sources: SourceFiles) -> dict[str, list[str]]:
         """The targets whose files the last run left as this one would write them."""
@@ -109,6 +118,30 @@ class Recording:
             context = self._contexts[target] = self._context(target, self._digests)
         key = file_key(context, path, local)
         return file_intact(previous, str(self.out_dir), target, path, key)
+
+    def fragment(self, target: str, local: str) -> str | None:
+        """:class:`~schemac.backends.reuse.FragmentStore`: the last run's text for
+        ``local`` if it was rendered in the context ``target`` has now."""
+        previous = self._previous
+        if previous is None or previous.fragments is None:
+            return None
+        context = self._contexts.get(target)
+        if context is None:
+            context = self._contexts[target] = self._context(target, self._digests)
+        if previous.fragment_contexts.get(target) != context:
+            return None
+        if self._stored is None:
+            self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
+        return self._stored.get(target, local)
+
+    def remember(self, target: str, local: str, text: str) -> None:
+        if self._writer is None:
+            try:
+                self._writer = FragmentWriter(str(self.out_dir))
+            except OSError:
+                return  # only a cache
+        self._writer.add(target, local, text)
+        self._fragment_targets.add(target)
 
     def _context(self, target: str, digests: Mapping[str, str]) -> str:
         unread = _unread_paths(target, self._sources) | _covered_paths(self._sources)
@@ -142,6 +175,7 @@ class Recording:
             return False
         if warned:
             (self.out_dir / STATE_NAME).unlink(missing_ok=True)
+            (self.out_dir / FRAGMENTS_NAME).unlink(missing_ok=True)
             return False
         changed = result.report.changed
         if not changed and up_to_date_files(str(self.out_dir), lambda: self.key):
@@ -160,7 +194,9 @@ class Recording:
         auxiliary: Sequence[Path | None],
         extra_inputs: Sequence[str],
     ) -> bool:
-        written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME]
+        # The fragments file is read as a cache, not as an input: its bytes
+        # are checked against the state, and what it holds never changes an output.
+        written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME, FRAGMENTS_NAME]
         written += [path for path, _ in result.kept]
         written += [p for paths in self.reused.values() for p in paths]
         inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
@@ -191,6 +227,10 @@ class Recording:
             for t, paths in self.reused.items()
             for p in paths
         ]
+        self._carry_fragments(contexts)
+        # Renamed into OUT before the state lists OUT's parent (the temporary is there).
+        fragments = None if self._writer is None else self._writer.commit(str(self.out_dir))
+        self._writer = None
         # What this run kept without writing must still be what the last one wrote.
         records = {} if self._previous is None else self._previous.records()
         kept = [p for p, _ in result.kept] + [p for ps in self.reused.values() for p in ps]
@@ -205,7 +245,24 @@ class Recording:
             expected=_expected_bytes(by_path, result.digests),
             units=units,
             unchanged={p: records[p] for p in kept if p in records},
+            fragments=fragments,
+            fragment_contexts={t: contexts[t] for t in self._fragment_targets if t in contexts},
         )
+
+    def _carry_fragments(self, contexts: Mapping[str, str]) -> None:
+        """A reused target rendered nothing: its fragments of the last run stay
+        valid (same context) for the run that next emits it."""
+        previous = self._previous
+        if previous is None or previous.fragments is None:
+            return
+        for target in sorted(self.reused):
+            context = previous.fragment_contexts.get(target)
+            if context is None or contexts.get(target) != context:
+                continue
+            if self._stored is None:
+                self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
+            for local, text in self._stored.of_target(target):
+                self.remember(target, local, text)
 
 
 def _expected_bytes(

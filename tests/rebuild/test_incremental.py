@@ -25,9 +25,11 @@ pytestmark = pytest.mark.torch
 
 #: A target of each kind of reads: schema and cpu read native_functions.yaml and
 #: tags.yaml, autograd derivatives.yaml too; headers defers its per-operator
-#: files (Note [File reuse]).
-TARGETS = "headers,schema,cpu,autograd"
-STATE = ".schemac-state"
+#: files (Note [File reuse]); declarations renders its entries as fragments
+#: (Note [Fragment reuse]).
+TARGETS = "headers,schema,cpu,autograd,declarations"
+#: Bookkeeping, not output: the state and the fragment cache.
+BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
 
 
 def _copy_torch_yaml(where: Path) -> dict[str, Path]:
@@ -61,7 +63,7 @@ def _contents(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != STATE
+        if p.is_file() and p.name not in BOOKKEEPING
     }
 
 
@@ -69,7 +71,7 @@ def _identities(root: Path) -> dict[str, tuple[int, int]]:
     return {
         str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns)
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != STATE
+        if p.is_file() and p.name not in BOOKKEEPING
     }
 
 

@@ -26,7 +26,7 @@ from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.output.staging import InlineStager
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
-from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, check_render
+from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -173,6 +173,7 @@ def _emit_here(
             profile=profile,
             werror=werror,
             warnings=log,
+            fragments=Fragments(emission.reuse, target),
         )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:

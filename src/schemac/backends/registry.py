@@ -23,7 +23,7 @@ from typing import Protocol, TypeVar, cast
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.reuse import Deferred
+from schemac.backends.reuse import Deferred, Fragments
 from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -119,6 +119,9 @@ class EmitOptions:
     werror: bool = False
     #: The run's warning log: what backends warned about, for the caller to print.
     warnings: list[Diagnostic] = attrs.field(factory=list, eq=False, repr=False)
+    #: Pieces of aggregate files go through it (Note [Fragment reuse]); by
+    #: default every piece is rendered.
+    fragments: Fragments = attrs.field(factory=Fragments, eq=False, repr=False)
 
     def finish(self, errors: Sequence[Diagnostic], warnings: Sequence[Diagnostic]) -> None:
         """Raise ``errors`` (and, with ``werror``, ``warnings``) before any file; log the rest.
@@ -279,22 +282,30 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _YAML,
     ),
     BackendEntry(
-        "aten-mtia-headers", "schemac.backends.aten.headers.mtia:BACKEND", ("mtia",), _FAMILIES
+        "aten-mtia-headers",
+        "schemac.backends.aten.headers.mtia:BACKEND",
+        ("mtia",),
+        _FAMILIES,
+        _YAML,
     ),
     BackendEntry(
         "declarations",
         "schemac.backends.declarations.backend:BACKEND",
         ("declarations",),
         _FUNCTIONS,
+        _YAML,
     ),
-    BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES),
+    BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES, _YAML),
     BackendEntry(
         "functionalization",
         "schemac.backends.functionalization.backend:BACKEND",
         ("functionalization",),
         (*_FAMILIES, "view-groups"),
+        _YAML,
     ),
-    BackendEntry("vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS),
+    BackendEntry(
+        "vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS, _YAML
+    ),
     BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
     BackendEntry(
         "extension",

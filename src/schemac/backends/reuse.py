@@ -79,8 +79,77 @@ def rendered(file: GeneratedFile | Deferred) -> GeneratedFile:
     return file.made() if isinstance(file, Deferred) else file
 
 
-class FileReuse(Protocol):
-    """What the driver asks of a run that may keep files (``compile_record``)."""
+class FragmentStore(Protocol):
+    """Where fragments of the last run are found and this run's are left
+    (``compile_record``; Note [Fragment reuse])."""
+
+    def fragment(self, target: str, local: str) -> str | None:
+        """The text the last run rendered for ``local`` in ``target``'s context, if
+        that context is this run's."""
+        ...
+
+    def remember(self, target: str, local: str, text: str) -> None:
+        """Record a fragment of this run for the next one."""
+        ...
+
+
+class Fragments:
+    """Rendering the pieces of an aggregate file through the fragment store.
+
+    Note [Fragment reuse]
+    ~~~~~~~~~~~~~~~~~~~~~
+    A file made of one piece per operator (a registration shard, the autograd
+    kernels, ``Declarations.yaml``, an aggregate header) is rendered again
+    after every edit of ``native_functions.yaml``, although only the pieces
+    of the edited operators can change.  A backend renders each piece through
+    :meth:`text`: ``render(context, inputs)`` under the rules of Note [File
+    reuse] (a module-level function; ``inputs`` every module value the piece
+    depends on; ``context`` what the run fixes).  The piece's *local key* is
+    the render function's qualified name and the fingerprint of ``inputs``;
+    the store keeps, per target, the context key the last run's pieces were
+    rendered in (the target's unit key without ``native_functions.yaml``) and
+    returns a text only when that context is this run's.  So a reused piece
+    is the text the same function made from equal inputs in the same context:
+    the aggregate is byte-identical to a cold run's, and is then compared with
+    OUT and written like any other file.  Without a store (``--dry-run``,
+    ``SCHEMAC_NO_STATE``, library callers) every piece is rendered.
+
+    Fragments are for pieces costly enough to beat their fingerprint; the
+    fingerprints of one target share their remembered values
+    (:class:`Fingerprints`), so a function's digest is computed once per
+    target however many pieces read it.
+    """
+
+    def __init__(self, store: FragmentStore | None = None, target: str = "") -> None:
+        self._store = store
+        self._target = target
+        self._fingerprints = Fingerprints()
+        self._checked: set[object] = set()
+
+    def text(
+        self, render: Callable[[Any, Any], str], inputs: object, context: object = None
+    ) -> str:
+        store = self._store
+        if store is None:
+            return render(context, inputs)
+        if render not in self._checked:
+            _check_function(render, "a fragment")
+            self._checked.add(render)
+        local = _digest(
+            [
+                f"\x01{render.__module__}.{render.__qualname__}",
+                self._fingerprints.of(inputs),
+            ]
+        )
+        found = store.fragment(self._target, local)
+        if found is None:
+            found = render(context, inputs)
+        store.remember(self._target, local, found)
+        return found
+
+
+class FileReuse(FragmentStore, Protocol):
+    """What the driver asks of a run that may keep files and fragments (``compile_record``)."""
 
     def keep(self, target: str, path: str, local: str) -> bool:
         """Whether OUT still holds the file ``path`` of ``target`` as last rendered
@@ -262,13 +331,16 @@ def fingerprint(value: object) -> str:
 
 def check_render(file: Deferred) -> None:
     """Refuse a render function that could read values no key covers."""
-    render = file.render
+    _check_function(file.render, file.path)
+
+
+def _check_function(render: Callable[[Any, Any], str], what: str) -> None:
     if (
         getattr(render, "__closure__", True) is not None
         or "<" in getattr(render, "__qualname__", "<")
         or getattr(render, "__self__", None) is not None
     ):
         raise TypeError(
-            f"{file.path}: a deferred file's render must be a module-level function "
+            f"{what}: a deferred render must be a module-level function "
             f"(Note [File reuse]), not {render!r}"
         )

@@ -2,13 +2,15 @@
 
 The layout, one record a line (UTF-8)::
 
-    schemac-state 2                         the format (fingerprint.STATE_FORMAT)
+    schemac-state 3                         the format (fingerprint.STATE_FORMAT)
     key <hex>                               the run key (fingerprint.run_key)
     sum <hex>                               SHA-256 of every byte after this line
     files <n>                               how many generated files OUT holds for this run
     in <sha256> <TAB> <absolute path>       a file the compile read
     dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
     unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
+    frag <sha256> <size>                    OUT/.schemac-fragments (:mod:`.fragments`)
+    fctx <target> <key>                     the context key its fragments were rendered in
     out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <file key or -> <TAB> <path>
     aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
@@ -65,6 +67,8 @@ def write_state(
     expected: Callable[[str], bytes | str | None],
     units: dict[str, str] | None = None,
     unchanged: Mapping[str, str] | None = None,
+    fragments: tuple[str, int] | None = None,
+    fragment_contexts: Mapping[str, str] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -78,6 +82,8 @@ def write_state(
     ``unchanged``: path -> the last state's ``out`` record of each file this
     run kept without writing it; one that changed since (an edit while the
     compile ran) is not recorded as kept: nothing is recorded.
+    ``fragments``: (SHA-256, size) of ``OUT/.schemac-fragments`` and, in
+    ``fragment_contexts``, the context key of each target that recorded some.
     """
     import tempfile
 
@@ -106,6 +112,11 @@ def write_state(
             units or {},
             unchanged or {},
         )
+        if body is not None and fragments is not None:
+            body += f"frag {fragments[0]} {fragments[1]}\n" + "".join(
+                f"fctx {target} {context}\n"
+                for target, context in sorted((fragment_contexts or {}).items())
+            )
         if body is None:
             os.close(handle)
             os.unlink(temporary)
@@ -256,6 +267,6 @@ def _check_body(root: str, text: str) -> int | None:
         elif kind == "dir":
             if len(fields) != 2 or listing_digest(path) != fields[1]:
                 return None
-        elif kind != "unit":
+        elif kind not in ("unit", "frag", "fctx"):
             return None
     return int(lines[0].split(" ")[1])

@@ -9,28 +9,51 @@ import attrs
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.declarations.records import RecordMemo, declaration
-from schemac.backends.declarations.yaml_text import document
+from schemac.backends.declarations.yaml_text import Printer
 from schemac.backends.output.files import GeneratedFile, generated_banner
 from schemac.backends.registry import EmitOptions
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import module_sources
 from schemac.ir.module import Module
+from schemac.ir.native import NativeFunction
+from schemac.ir.resolved import Resolution
 
 OUTPUT = "ATen/Declarations.yaml"
 
 
-def declarations_text(module: Module, views: ViewTable | None = None) -> str:
+def declarations_text(
+    module: Module, views: ViewTable | None = None, fragments: Fragments | None = None
+) -> str:
     """Every function of ``module``, in module order, as one YAML document.
 
-    ``views``: the run's signature views, when other ATen targets share them.
+    ``views``: the run's signature views, when other ATen targets share them;
+    ``fragments``: where each function's entry is rendered (Note [Fragment
+    reuse]: an entry is a function of the function and its resolution).
     """
-    table = ViewTable() if views is None else views
-    memo: RecordMemo = {}
-    records = (
-        declaration(fn, table.cpp_group(fn), module.resolution(fn.func.name), memo)
+    context = _Context(ViewTable() if views is None else views, {}, Printer())
+    pieces = Fragments() if fragments is None else fragments
+    entries = "".join(
+        pieces.text(_entry, (fn, module.resolution(fn.func.name)), context)
         for fn in module.functions
     )
     banner = generated_banner("Declarations.yaml", module_sources(module), comment="#")
-    return f"{banner}\n{document(records)}"
+    # An empty sequence is printed as an empty line, as yaml_text.document does.
+    return f"{banner}\n{entries or chr(10)}"
+
+
+@attrs.frozen
+class _Context:
+    """What every entry's render shares: caches of pure functions."""
+
+    views: ViewTable
+    memo: RecordMemo
+    printer: Printer
+
+
+def _entry(context: _Context, inputs: tuple[NativeFunction, Resolution]) -> str:
+    fn, resolution = inputs
+    record = declaration(fn, context.views.cpp_group(fn), resolution, context.memo)
+    return context.printer.block(record)
 
 
 @attrs.frozen
@@ -40,9 +63,8 @@ class DeclarationsBackend:
     targets: tuple[str, ...] = ("declarations",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile]:
-        yield GeneratedFile(
-            OUTPUT, declarations_text(module, aten_run_state(module, options).views)
-        )
+        views = aten_run_state(module, options).views
+        yield GeneratedFile(OUTPUT, declarations_text(module, views, options.fragments))
 
 
 BACKEND = DeclarationsBackend()

@@ -100,14 +100,26 @@ def _printable_beyond_ascii(code: int) -> bool:
 
 def document(items: Iterable[Value]) -> str:
     """A top-level block sequence of ``items``, one line per scalar."""
-    printer = _Printer()
-    for item in items:
-        printer.item(item, "- ", "  ")
-    return "\n".join(printer.lines) + "\n"
+    printer = Printer()
+    return "".join(printer.block(item) for item in items) or "\n"
 
 
 def _empty(value: dict[str, Value] | list[Value]) -> str:
     return "{}" if isinstance(value, dict) else "[]"
+
+
+class Printer:
+    """Prints the entries of one document; what it learns serves every entry."""
+
+    def __init__(self) -> None:
+        self._printer = _Printer()
+
+    def block(self, item: Value) -> str:
+        """``item`` as one entry of the top-level sequence, each line ended."""
+        printer = self._printer
+        printer.lines = []
+        printer.item(item, "- ", "  ")
+        return "\n".join(printer.lines) + "\n"
 
 
 class _Printer:

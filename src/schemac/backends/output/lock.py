@@ -13,7 +13,10 @@ so a rename between them and OUT never crosses a file system:
   (:mod:`.journal`); the next compile finishes it before doing anything else;
 * ``.OUT.schemac-state-XXXXXXXX``: the no-op record being written
   (:mod:`schemac.rebuild.state`), renamed into OUT when complete; one left by
-  a killed compile is removed by the next.
+  a killed compile is removed by the next;
+* ``.OUT.schemac-fragments-XXXXXXXX``: the fragments a running compile
+  records (:mod:`schemac.rebuild.fragments`), renamed into OUT just before
+  the state is written; likewise removed when a killed compile left one.
 
 Note [One writer per OUT]: the lock is an ``flock`` on the lock file, taken
 before staging starts and held until the depfile is written.  A second
@@ -69,16 +72,16 @@ class OutPlaces:
         return f"{self.prefix}stage-"
 
     def leftover_records(self) -> list[str]:
-        """No-op records of compiles killed while writing them (files)."""
+        """No-op records and fragment files of compiles killed while writing them."""
         try:
             names = os.listdir(self.parent)
         except OSError:
             return []
-        start = f"{self.prefix}state-"
+        starts = (f"{self.prefix}state-", f"{self.prefix}fragments-")
         return [
             os.path.join(self.parent, name)
             for name in sorted(names)
-            if name.startswith(start) and os.path.isfile(os.path.join(self.parent, name))
+            if name.startswith(starts) and os.path.isfile(os.path.join(self.parent, name))
         ]
 
     def leftover_staging(self) -> list[str]:

@@ -1,0 +1,171 @@
+"""Fragment reuse (Note [Fragment reuse]): pieces of aggregate files rendered once per
+input, kept beside the state, and never trusted when damaged or from another context."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from schemac import launcher
+from schemac.backends.declarations import backend as declarations
+from schemac.backends.reuse import Fragments
+from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, StoredFragments
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = ROOT / "examples" / "toyops"
+
+#: How often the declarations entry render ran (see _counting_entry).
+RENDERS: list[str] = []
+
+
+def _counting_entry(context: object, inputs: tuple[object, ...]) -> str:
+    RENDERS.append("x")
+    return _REAL_ENTRY(context, inputs)  # type: ignore[arg-type]
+
+
+_REAL_ENTRY = declarations._entry
+
+
+def _render_twice(context: object, inputs: object) -> str:
+    return f"{inputs}|{inputs}"
+
+
+class _Store:
+    def __init__(self, texts: dict[tuple[str, str], str] | None = None) -> None:
+        self.texts = dict(texts or {})
+        self.remembered: dict[tuple[str, str], str] = {}
+
+    def fragment(self, target: str, local: str) -> str | None:
+        return self.texts.get((target, local))
+
+    def remember(self, target: str, local: str, text: str) -> None:
+        self.remembered[(target, local)] = text
+
+
+def test_without_a_store_every_piece_is_rendered() -> None:
+    assert Fragments().text(_render_twice, ("a", 1)) == "('a', 1)|('a', 1)"
+
+
+def test_a_stored_piece_is_used_for_equal_inputs_only() -> None:
+    first = _Store()
+    assert Fragments(first, "t").text(_render_twice, "a") == "a|a"
+    ((key, text),) = first.remembered.items()
+    assert text == "a|a"
+    # What the store holds is returned as is: the render does not run.
+    second = _Store({key: "from the last run"})
+    assert Fragments(second, "t").text(_render_twice, "a") == "from the last run"
+    assert Fragments(second, "t").text(_render_twice, "b") == "b|b"
+    # Another target's store entry is not this target's.
+    assert Fragments(second, "u").text(_render_twice, "a") == "a|a"
+
+
+def test_a_closure_cannot_render_a_piece() -> None:
+    hidden = "captured"
+
+    def render(context: object, inputs: object) -> str:
+        return hidden
+
+    with pytest.raises(TypeError, match="module-level function"):
+        Fragments(_Store(), "t").text(render, "a")
+
+
+def test_the_file_round_trips_and_a_damaged_one_is_empty(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    writer = FragmentWriter(str(out))
+    writer.add("t", "k1", "first\n")
+    writer.add("t", "k2", "sécond \udcff")
+    writer.add("u", "k1", "")
+    stored = writer.commit(str(out))
+    assert stored is not None
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary left beside OUT
+    found = StoredFragments(str(out), *stored)
+    assert found.get("t", "k2") == "sécond \udcff"
+    assert found.get("u", "k1") == ""
+    assert found.get("u", "k2") is None
+    assert sorted(found.of_target("t")) == [("k1", "first\n"), ("k2", "sécond \udcff")]
+    data = (out / FRAGMENTS_NAME).read_bytes()
+    (out / FRAGMENTS_NAME).write_bytes(data[:-3])
+    assert StoredFragments(str(out), *stored).get("t", "k1") is None
+    (out / FRAGMENTS_NAME).write_bytes(data.replace(b"first", b"First"))
+    assert StoredFragments(str(out), *stored).get("t", "k1") is None
+
+
+def _argv(toy: Path, out: Path) -> list[str]:
+    return [
+        "compile",
+        str(toy / "native_functions.yaml"),
+        "--tags",
+        str(toy / "tags.yaml"),
+        "-t",
+        "declarations,cpu",
+        "-o",
+        str(out),
+    ]
+
+
+def _flip_default(toy: Path) -> None:
+    path = toy / "native_functions.yaml"
+    text = path.read_text()
+    assert "float high=1.0) -> Tensor\n" in text
+    path.write_text(text.replace("float high=1.0) -> Tensor\n", "float high=2.0) -> Tensor\n", 1))
+
+
+def _cold(toy: Path, where: Path) -> bytes:
+    assert launcher.main(_argv(toy, where)) == 0
+    return (where / "ATen" / "Declarations.yaml").read_bytes()
+
+
+def test_an_edit_renders_only_the_edited_entries_and_matches_a_cold_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toy = tmp_path / "toy"
+    shutil.copytree(TOY, toy)
+    out = tmp_path / "out"
+    monkeypatch.setattr(declarations, "_entry", _counting_entry)
+    assert launcher.main(_argv(toy, out)) == 0
+    entries = len(RENDERS)
+    assert entries > 20 and (out / FRAGMENTS_NAME).is_file()
+
+    RENDERS.clear()
+    _flip_default(toy)
+    assert launcher.main(_argv(toy, out)) == 0
+    declared = (out / "ATen" / "Declarations.yaml").read_bytes()
+    # clamp_range and its autogen'd out= variant: the entries whose inputs changed.
+    assert len(RENDERS) == declared.count(b"operator_name: clamp_range\n") == 2
+    assert declared == _cold(toy, tmp_path / "cold1")
+
+    # A truncated cache is not trusted: everything is rendered, and right.
+    data = (out / FRAGMENTS_NAME).read_bytes()
+    (out / FRAGMENTS_NAME).write_bytes(data[: len(data) // 2])
+    RENDERS.clear()
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    assert launcher.main(_argv(toy, out)) == 0
+    assert len(RENDERS) == entries
+    assert (out / "ATen" / "Declarations.yaml").read_bytes() == declared
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cold1", "out", "toy"]
+
+
+def test_a_reused_target_keeps_its_fragments_for_the_next_edit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toy = tmp_path / "toy"
+    shutil.copytree(TOY, toy)
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out), "--derivatives", str(toy / "derivatives.yaml")]
+    argv[argv.index("declarations,cpu")] = "declarations,autograd"
+    monkeypatch.setattr(declarations, "_entry", _counting_entry)
+    assert launcher.main(argv) == 0
+    # An edit of derivatives.yaml only: declarations is reused, not emitted...
+    path = toy / "derivatives.yaml"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    RENDERS.clear()
+    assert launcher.main(argv) == 0
+    assert RENDERS == []
+    # ...and its fragments were carried over: the next edit renders one entry.
+    _flip_default(toy)
+    assert launcher.main(argv) == 0
+    assert len(RENDERS) == 2
