@@ -135,12 +135,7 @@ class Fragments:
         if render not in self._checked:
             _check_function(render, "a fragment")
             self._checked.add(render)
-        local = _digest(
-            [
-                f"\x01{render.__module__}.{render.__qualname__}",
-                self._fingerprints.of(inputs),
-            ]
-        )
+        local = self._fingerprints.key([], render, inputs)
         found = store.fragment(self._target, local)
         if found is None:
             found = render(context, inputs)
@@ -207,13 +202,19 @@ class Fingerprints:
         fixed parts directly (it reads back unambiguously, see :func:`_digest`),
         and the families most inputs are made of are remembered, so a file
         costs little more than hashing a few strings."""
-        render = self._render_names.get(file.render)
-        if render is None:
-            render = f"{file.render.__module__}.{file.render.__qualname__}"
-            self._render_names[file.render] = render
-        parts = ["\x01" + backend, "\x01" + render, f"{len(file.path)}:{file.path}"]
-        self.add(file.inputs, parts)
-        return _digest(parts)
+        return self.key(
+            ["\x01" + backend, f"{len(file.path)}:{file.path}"], file.render, file.inputs
+        )
+
+    def key(self, head: list[str], render: Callable[[Any, Any], str], inputs: object) -> str:
+        """SHA-256 of the encoded parts ``head``, the render function's qualified
+        name and the encoding of ``inputs``: a file's or a fragment's local key."""
+        name = self._render_names.get(render)
+        if name is None:
+            name = self._render_names[render] = f"\x01{render.__module__}.{render.__qualname__}"
+        head.append(name)
+        self.add(inputs, head)
+        return _digest(head)
 
     def add(self, value: object, out: list[str]) -> None:
         kind = type(value)
