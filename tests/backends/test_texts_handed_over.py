@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.driver import compile_to_directory
-from schemac.backends.output import background
+from schemac.backends.output import background, staging
 from schemac.backends.output.background import can_fork
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
@@ -75,3 +75,26 @@ def test_a_racy_file_is_recorded_with_the_digest_given(tmp_path: Path) -> None:
     assert records["a.h"].split()[5] == hashlib.sha256(b"int a;\n").hexdigest()
     assert records["b.h"].split()[5] == digest
     assert state._check_body(str(tmp_path), f"files 2\n{body}") == 2
+
+
+def test_in_line_staging_writes_a_batch_once_it_is_full(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-j 1 holds at most about one batch of bytes; a failed compile removes what it staged."""
+    monkeypatch.setattr(staging, "INLINE_BATCH", 10)
+    stager = staging.InlineStager(str(tmp_path / "out"))
+    assert stager.add("a.h", b"12345") == ["a.h"]
+    assert list(tmp_path.iterdir()) == []  # held: the batch is not full
+    assert stager.add("b/c.h", b"678901") == ["b/c.h"]
+    (staged,) = tmp_path.iterdir()  # a staging directory beside OUT, with both files
+    assert (staged / "a.h").read_bytes() == b"12345"
+    assert (staged / "b" / "c.h").read_bytes() == b"678901"
+    stager.add("d.h", b"x")
+    result = stager.result()
+    assert result.staging == str(staged) and (staged / "d.h").read_bytes() == b"x"
+    assert result.digests == {
+        p: hashlib.sha256(d).hexdigest()
+        for p, d in (("a.h", b"12345"), ("b/c.h", b"678901"), ("d.h", b"x"))
+    }
+    stager.discard()
+    assert list(tmp_path.iterdir()) == []

@@ -125,19 +125,24 @@ class _Emission:
         self.on_file = on_file
         self.reuse = reuse
         self.kept: list[tuple[str, str]] = []
-        # One per backend: what it remembers serves that backend's files only,
-        # and is garbage after it (a large memo slows every later collection).
-        self._backend = ""
+        # One per target, shared by its files and its fragments (a function's
+        # digest is computed once however many of them read it); garbage
+        # after the target.
+        self._target = ""
         self._fingerprints = Fingerprints()
 
+    def fingerprints(self, target: str) -> Fingerprints:
+        """The fingerprints of ``target``'s files and fragments."""
+        if target != self._target:
+            self._target, self._fingerprints = target, Fingerprints()
+        return self._fingerprints
+
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
-        if backend != self._backend:
-            self._backend, self._fingerprints = backend, Fingerprints()
         if isinstance(file, Deferred):
             check_render(file)
             reuse = self.reuse
             if reuse is not None and reuse.keep(
-                target, file.path, self._fingerprints.local_key(backend, file)
+                target, file.path, self.fingerprints(target).local_key(backend, file)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
                 if self.output.add(GeneratedFile(file.path, "", target, file.span)):
@@ -173,7 +178,7 @@ def _emit_here(
             profile=profile,
             werror=werror,
             warnings=log,
-            fragments=Fragments(emission.reuse, target),
+            fragments=Fragments(emission.reuse, target, emission.fingerprints(target)),
         )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:

@@ -120,10 +120,16 @@ class Fragments:
     target however many pieces read it.
     """
 
-    def __init__(self, store: FragmentStore | None = None, target: str = "") -> None:
+    def __init__(
+        self,
+        store: FragmentStore | None = None,
+        target: str = "",
+        fingerprints: Fingerprints | None = None,
+    ) -> None:
+        """``fingerprints``: the target's, when its deferred files share them."""
         self._store = store
         self._target = target
-        self._fingerprints = Fingerprints()
+        self._fingerprints = Fingerprints() if fingerprints is None else fingerprints
         self._checked: set[object] = set()
 
     def text(

@@ -32,7 +32,7 @@ from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.host_text import spliced_file
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
-from schemac.backends.reuse import Deferred, rendered
+from schemac.backends.reuse import Deferred, Fragments, rendered
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
 from schemac.ir.module import Module
@@ -124,7 +124,7 @@ def _per_key(
         yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
 
 
-def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
+def _umbrellas(r: _Renderer, catalog: Catalog, fragments: Fragments) -> Iterator[GeneratedFile]:
     yield r.file("ATen/Operators.h", "Operators.h.mako", ops_structs.all_operators(catalog))
     yield r.file(
         "ATen/MethodOperators.h", "MethodOperators.h.mako", ops_structs.method_operators(catalog)
@@ -144,16 +144,16 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
     yield r.file(
         "ATen/RedispatchFunctions.h",
         "RedispatchFunctions.h.mako",
-        redispatch.redispatch_header(catalog),
+        redispatch.redispatch_header(catalog, fragments),
     )
     yield r.file(
         "ATen/RegistrationDeclarations.h",
         "RegistrationDeclarations.h.mako",
-        registration_decls.registration_declarations(catalog),
+        registration_decls.registration_declarations(catalog, fragments),
     )
     if not tensor_body.defines_tensor_class(catalog):
         return
-    body = tensor_body.tensor_body(catalog)
+    body = tensor_body.tensor_body(catalog, fragments)
     host = r.host("TensorBody.h")
     if host is None:
         yield r.file("ATen/core/TensorBody.h", "TensorBody.h.mako", body)
@@ -170,12 +170,17 @@ def _umbrellas(r: _Renderer, catalog: Catalog) -> Iterator[GeneratedFile]:
 
 
 def iter_headers(
-    module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
+    module: Module,
+    state: AtenRunState | None = None,
+    profile: ReleaseProfile | None = None,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile | Deferred]:
     """Every header, each as soon as it is rendered (the per-operator ones deferred).
 
     ``state``: the run's shared views and plan index, if other targets share them;
-    ``profile``: the target release's (the reference release's by default).
+    ``profile``: the target release's (the reference release's by default);
+    ``fragments``: where the per-function pieces of the aggregate headers are
+    rendered (Note [Fragment reuse]; each rendered here by default).
     """
     state = AtenRunState.of(module) if state is None else state
     catalog = build_catalog(module, state.views, profile)
@@ -188,7 +193,7 @@ def iter_headers(
     )
     yield from _per_operator(renderer, catalog)
     yield from _per_key(renderer, module, catalog, state.plan)
-    yield from _umbrellas(renderer, catalog)
+    yield from _umbrellas(renderer, catalog, Fragments() if fragments is None else fragments)
 
 
 def emit_headers(
@@ -208,7 +213,9 @@ class HeadersBackend:
         # A generator: each header reaches the driver (and a -j helper staging
         # files) as soon as it is rendered; the module stays frozen until the last.
         with module_frozen():
-            yield from iter_headers(module, aten_run_state(module, options), options.profile)
+            yield from iter_headers(
+                module, aten_run_state(module, options), options.profile, options.fragments
+            )
 
 
 BACKEND = HeadersBackend()

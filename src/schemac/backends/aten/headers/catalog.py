@@ -14,6 +14,7 @@ error, and raises ``KeyError``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import attrs
@@ -37,27 +38,58 @@ from schemac.profiles import ReleaseProfile, reference_profile
 
 @attrs.frozen
 class Entry:
-    """One native function with its resolved dispatch and its C++ views."""
+    """One native function with its resolved dispatch and its C++ views.
+
+    The views are computed on first use (and kept): a re-run that keeps a
+    function's files and reuses its fragments of the aggregate headers (Note
+    [File reuse], Note [Fragment reuse]) never computes them.
+    """
 
     fn: NativeFunction
     resolution: Resolution
-    #: ``at::`` overloads as Functions.h declares them (``__dispatch_*`` for
-    #: ``manual_cpp_binding`` operators).
-    functions: CppSignatureGroup
-    #: ``at::`` overloads as the per-dispatch-key namespaces declare them
-    #: (never a fallback binding).
-    direct: CppSignatureGroup
-    #: ``Tensor::`` overloads; None unless the operator is a method.
-    methods: CppSignatureGroup | None
-    dispatcher: DispatcherSignature
-    #: ``add_Tensor``: the operator's struct in ``at::_ops``.
-    struct_name: str
-    #: The canonical schema text, printed once (headers quote it many times).
-    schema: str
+    #: The run's view table, which the views are asked of.
+    views: ViewTable = attrs.field(eq=False, repr=False)
 
-    #: What a file made from this entry reads (Note [File reuse]): every other
-    #: field is computed from ``fn`` by :func:`_entry`.
+    #: What a file made from this entry reads (Note [File reuse]): every view
+    #: is computed from ``fn``.
     reuse_fields = ("fn", "resolution")
+
+    @functools.cached_property
+    def direct(self) -> CppSignatureGroup:
+        """``at::`` overloads as the per-dispatch-key namespaces declare them
+        (never a fallback binding)."""
+        return self.views.cpp_group(self.fn)
+
+    @functools.cached_property
+    def functions(self) -> CppSignatureGroup:
+        """``at::`` overloads as Functions.h declares them (``__dispatch_*`` for
+        ``manual_cpp_binding`` operators)."""
+        fn = self.fn
+        return (
+            cpp_signature_group(fn, fallback_binding=True) if fn.manual_cpp_binding else self.direct
+        )
+
+    @functools.cached_property
+    def methods(self) -> CppSignatureGroup | None:
+        """``Tensor::`` overloads; None unless the operator is a method."""
+        fn = self.fn
+        if not self.is_method:
+            return None
+        return cpp_signature_group(fn, method=True, fallback_binding=fn.manual_cpp_binding)
+
+    @functools.cached_property
+    def dispatcher(self) -> DispatcherSignature:
+        return self.views.dispatcher(self.fn)
+
+    @functools.cached_property
+    def struct_name(self) -> str:
+        """``add_Tensor``: the operator's struct in ``at::_ops``."""
+        return unambiguous_name(self.fn.func)
+
+    @functools.cached_property
+    def schema(self) -> str:
+        """The canonical schema text, printed once (headers quote it many times)."""
+        return str(self.fn.func)
 
     @property
     def name(self) -> OperatorName:
@@ -72,32 +104,15 @@ class Entry:
         return Variant.function in self.fn.variants
 
     @property
+    def is_method(self) -> bool:
+        return Variant.method in self.fn.variants
+
+    @property
     def has_symint(self) -> bool:
         return has_symint(self.fn.func)
 
     def kernel(self, key: str) -> Kernel | None:
         return self.resolution.dispatch.get(key)
-
-
-def _entry(fn: NativeFunction, resolution: Resolution, views: ViewTable) -> Entry:
-    is_method = Variant.method in fn.variants
-    direct = views.cpp_group(fn)
-    return Entry(
-        fn=fn,
-        resolution=resolution,
-        functions=(
-            cpp_signature_group(fn, fallback_binding=True) if fn.manual_cpp_binding else direct
-        ),
-        direct=direct,
-        methods=(
-            cpp_signature_group(fn, method=True, fallback_binding=fn.manual_cpp_binding)
-            if is_method
-            else None
-        ),
-        dispatcher=views.dispatcher(fn),
-        struct_name=unambiguous_name(fn.func),
-        schema=str(fn.func),
-    )
 
 
 @attrs.frozen
@@ -149,7 +164,7 @@ class Family:
 
     @property
     def has_methods(self) -> bool:
-        return any(e.methods is not None for e in self.entries)
+        return any(e.is_method for e in self.entries)
 
 
 @attrs.frozen
@@ -174,7 +189,7 @@ def build_catalog(
     """``views``: the run's view table, if other emitters share it."""
     views = ViewTable() if views is None else views
     entries = {
-        f.func.name: _entry(f, module.resolution(f.func.name), views) for f in module.functions
+        f.func.name: Entry(f, module.resolution(f.func.name), views) for f in module.functions
     }
 
     def item(grouped: VariantGroup | OperatorName) -> Item:

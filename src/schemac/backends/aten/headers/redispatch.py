@@ -11,35 +11,37 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.backends.aten.headers.catalog import Catalog
+from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.registrations.translate import shared_call_arguments
-
-
-@attrs.frozen
-class Redispatcher:
-    schema: str
-    decl: str
-    struct: str
-    arguments: str
+from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.reuse import Fragments
 
 
 @attrs.frozen
 class RedispatchHeader:
-    functions: tuple[Redispatcher, ...]
+    #: One block per function: its overloads, each after a blank line and
+    #: its schema (without the block's last newline, which the template adds).
+    blocks: tuple[str, ...]
 
 
-def redispatch_header(catalog: Catalog) -> RedispatchHeader:
-    out = []
-    for entry in catalog.entries:
-        for sig in entry.functions.all():
-            params = (sig.params, entry.dispatcher.params)
-            args = ["dispatchKeySet", *shared_call_arguments(catalog.views, *params)]
-            out.append(
-                Redispatcher(
-                    entry.qualified_schema,
-                    sig.decl(redispatch=True),
-                    entry.struct_name,
-                    ", ".join(args),
-                )
-            )
-    return RedispatchHeader(tuple(out))
+def redispatchers(views: ViewTable, entry: Entry) -> str:
+    """The ``at::redispatch::`` overloads of one function: a fragment of the
+    header (Note [Fragment reuse]), made from the entry alone."""
+    blocks = []
+    for sig in entry.functions.all():
+        params = (sig.params, entry.dispatcher.params)
+        args = ", ".join(["dispatchKeySet", *shared_call_arguments(views, *params)])
+        blocks.append(
+            f"\n// {entry.qualified_schema}\n"
+            f"inline {sig.decl(redispatch=True)} {{\n"
+            f"    return at::_ops::{entry.struct_name}::redispatch({args});\n"
+            "}"
+        )
+    return "\n".join(blocks)
+
+
+def redispatch_header(catalog: Catalog, fragments: Fragments | None = None) -> RedispatchHeader:
+    """``fragments``: where each function's block is rendered (Note [Fragment reuse])."""
+    pieces = Fragments() if fragments is None else fragments
+    blocks = (pieces.text(redispatchers, entry, catalog.views) for entry in catalog.entries)
+    return RedispatchHeader(tuple(block for block in blocks if block))

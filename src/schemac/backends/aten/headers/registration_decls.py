@@ -15,6 +15,7 @@ import json
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry
+from schemac.backends.reuse import Fragments
 from schemac.ir.resolved import Resolution
 from schemac.ir.schema import SchemaKind
 
@@ -29,7 +30,9 @@ def _has_generated_composite(entry: Entry) -> bool:
     )
 
 
-def registration_line(entry: Entry) -> str:
+def registration_line(context: object, entry: Entry) -> str:
+    """One function's line: a fragment of the file (Note [Fragment reuse]),
+    made from the entry alone (``context`` is unused)."""
     sig = entry.dispatcher
     data = {
         "schema": entry.qualified_schema,
@@ -44,5 +47,11 @@ class RegistrationDeclarations:
     lines: tuple[str, ...]
 
 
-def registration_declarations(catalog: Catalog) -> RegistrationDeclarations:
-    return RegistrationDeclarations(tuple(registration_line(e) for e in catalog.entries))
+def registration_declarations(
+    catalog: Catalog, fragments: Fragments | None = None
+) -> RegistrationDeclarations:
+    """``fragments``: where each function's line is rendered (Note [Fragment reuse])."""
+    pieces = Fragments() if fragments is None else fragments
+    return RegistrationDeclarations(
+        tuple(pieces.text(registration_line, e) for e in catalog.entries)
+    )

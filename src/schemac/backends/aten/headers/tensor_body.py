@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.backends.aten.headers.catalog import Catalog
+from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.registrations.translate import call_arguments
+from schemac.backends.reuse import Fragments
 
 #: The library whose operators the hand-written part of the class calls.
 TENSOR_LIBRARY = "aten"
@@ -35,17 +36,11 @@ def defines_tensor_class(catalog: Catalog) -> bool:
 
 
 @attrs.frozen
-class MethodDefinition:
-    schema: str
-    head: str
-    struct: str
-    arguments: str
-
-
-@attrs.frozen
 class TensorBody:
     declarations: tuple[str, ...]
-    definitions: tuple[MethodDefinition, ...]
+    #: One block per method function: its definitions, each after a blank line
+    #: and its schema (without the block's last newline, which the template adds).
+    definitions: tuple[str, ...]
     #: Release policy (profile features): whether the class still has the
     #: deprecated ``is_variable()``, and whether ``register_hook`` is the pair of
     #: SFINAE overloads (void / Tensor hooks) or one template that
@@ -54,25 +49,45 @@ class TensorBody:
     sfinae_register_hook: bool = True
 
 
-def tensor_body(catalog: Catalog) -> TensorBody:
+def method_declarations(context: object, entry: Entry) -> str:
+    """One method function's declarations in the class, one a line: a fragment
+    (Note [Fragment reuse]) made from the entry alone (``context`` is unused)."""
+    assert entry.methods is not None, "asked only for methods"
+    return "\n".join(f"{sig.decl()} const;" for sig in entry.methods.all())
+
+
+def method_definitions(context: object, entry: Entry) -> str:
+    """One method function's definitions after the class: a fragment (Note
+    [Fragment reuse]) made from the entry alone (``context`` is unused)."""
+    assert entry.methods is not None, "asked only for methods"
+    self_param = next(p for p in entry.dispatcher.params if p.name == "self")
+    extra = {"self": (SELF_EXPRESSION, self_param.type)}
+    blocks = []
+    for sig in entry.methods.all():
+        args = ", ".join(call_arguments(sig.params, entry.dispatcher.params, extra=extra))
+        blocks.append(
+            f"\n// {entry.qualified_schema}\n"
+            f"inline {sig.defn(f'Tensor::{sig.name}')} const {{\n"
+            f"    return at::_ops::{entry.struct_name}::call({args});\n"
+            "}"
+        )
+    return "\n".join(blocks)
+
+
+def tensor_body(catalog: Catalog, fragments: Fragments | None = None) -> TensorBody:
+    """``fragments``: where each method function's text is rendered (Note [Fragment reuse])."""
+    pieces = Fragments() if fragments is None else fragments
     declarations: list[str] = []
-    definitions: list[MethodDefinition] = []
+    definitions: list[str] = []
     for entry in catalog.entries:
-        if entry.methods is None:
+        if not entry.is_method:
             continue
-        self_param = next(p for p in entry.dispatcher.params if p.name == "self")
-        extra = {"self": (SELF_EXPRESSION, self_param.type)}
-        for sig in entry.methods.all():
-            declarations.append(f"{sig.decl()} const;")
-            args = call_arguments(sig.params, entry.dispatcher.params, extra=extra)
-            definitions.append(
-                MethodDefinition(
-                    entry.qualified_schema,
-                    f"{sig.defn(f'Tensor::{sig.name}')} const",
-                    entry.struct_name,
-                    ", ".join(args),
-                )
-            )
+        declared = pieces.text(method_declarations, entry)
+        if declared:
+            declarations.extend(declared.split("\n"))
+        defined = pieces.text(method_definitions, entry)
+        if defined:
+            definitions.append(defined)
     profile = catalog.profile
     return TensorBody(
         tuple(declarations),

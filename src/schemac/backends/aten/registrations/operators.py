@@ -25,6 +25,7 @@ from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.registry import EmitOptions
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
@@ -40,8 +41,9 @@ class OperatorsFileView:
     definitions: tuple[str, ...]
 
 
-def operator_definitions(f: NativeFunction, views: ViewTable) -> str:
-    """The handle factory, ``call`` and ``redispatch`` of one operator."""
+def operator_definitions(views: ViewTable, f: NativeFunction) -> str:
+    """The handle factory, ``call`` and ``redispatch`` of one operator: a
+    fragment of the files (Note [Fragment reuse]), made from the function alone."""
     name = unambiguous_name(f.func)
     sig = views.dispatcher(f)
     factory = f"create_{name}_typed_handle"
@@ -75,14 +77,19 @@ def _view(
 
 
 def operators_files(
-    module: Module, templates: Templates, views: ViewTable | None = None
+    module: Module,
+    templates: Templates,
+    views: ViewTable | None = None,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``views``: the run's view table, if other emitters share it."""
+    """``views``: the run's view table, if other emitters share it; ``fragments``:
+    where each function's definitions are rendered (Note [Fragment reuse])."""
     views = ViewTable() if views is None else views
+    pieces = Fragments() if fragments is None else fragments
     files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
     sources = native_sources(module)
     # Printed once each; a function's shard and the Everything file share the text.
-    definitions = {id(f): operator_definitions(f, views) for f in module.functions}
+    definitions = {id(f): pieces.text(operator_definitions, f, views) for f in module.functions}
     shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)
     for index, shard in enumerate(shards):
         view = _view(shard, definitions, f", shard {index + 1} of {NUM_SHARDS}")
@@ -107,7 +114,7 @@ class OperatorsBackend:
         # next is rendered; together they are 6 MB of text.
         with module_frozen():
             views = aten_run_state(module, options).views
-            yield from operators_files(module, Templates(PACKAGE), views)
+            yield from operators_files(module, Templates(PACKAGE), views, options.fragments)
 
 
 BACKEND = OperatorsBackend()

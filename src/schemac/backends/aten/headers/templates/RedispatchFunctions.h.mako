@@ -23,12 +23,8 @@ ${banner}
 
 namespace at {
 namespace redispatch {
-% for f in view.functions:
-
-// ${f.schema}
-inline ${f.decl} {
-    return at::_ops::${f.struct}::redispatch(${f.arguments});
-}
+% for block in view.blocks:
+${block}
 % endfor
 
 } // namespace redispatch

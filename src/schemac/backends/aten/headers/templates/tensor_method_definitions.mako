@@ -1,7 +1,3 @@
-% for d in view.definitions:
-
-// ${d.schema}
-inline ${d.head} {
-    return at::_ops::${d.struct}::call(${d.arguments});
-}
+% for block in view.definitions:
+${block}
 % endfor
