@@ -26,6 +26,7 @@ from schemac.backends.aten.headers import (
 )
 from schemac.backends.aten.headers.catalog import Catalog, Entry, Family, build_catalog
 from schemac.backends.aten.headers.export_macros import dispatch_export
+from schemac.backends.aten.headers.pieces import catalog_pieces
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.run_state import AtenRunState, aten_run_state
 from schemac.backends.aten.signatures.table import ViewTable
@@ -141,19 +142,21 @@ def _umbrellas(r: _Renderer, catalog: Catalog, fragments: Fragments) -> Iterator
     yield r.file(
         "ATen/NativeMetaFunctions.h", "NativeMetaFunctions.h.mako", metas.meta_umbrella(catalog)
     )
+    pieces = catalog_pieces(catalog, fragments)
     yield r.file(
         "ATen/RedispatchFunctions.h",
         "RedispatchFunctions.h.mako",
-        redispatch.redispatch_header(catalog, fragments),
+        redispatch.redispatch_header(p.redispatch for p in pieces),
     )
     yield r.file(
         "ATen/RegistrationDeclarations.h",
         "RegistrationDeclarations.h.mako",
-        registration_decls.registration_declarations(catalog, fragments),
+        registration_decls.registration_declarations(p.registration for p in pieces),
     )
     if not tensor_body.defines_tensor_class(catalog):
         return
-    body = tensor_body.tensor_body(catalog, fragments)
+    methods = ((p.method_declarations, p.method_definitions) for p in pieces)
+    body = tensor_body.tensor_body(catalog, methods)
     host = r.host("TensorBody.h")
     if host is None:
         yield r.file("ATen/core/TensorBody.h", "TensorBody.h.mako", body)

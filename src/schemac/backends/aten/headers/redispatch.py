@@ -9,12 +9,13 @@ pass the call on below it use these.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
-from schemac.backends.aten.headers.catalog import Catalog, Entry
+from schemac.backends.aten.headers.catalog import Entry
 from schemac.backends.aten.registrations.translate import shared_call_arguments
 from schemac.backends.aten.signatures.table import ViewTable
-from schemac.backends.reuse import Fragments
 
 
 @attrs.frozen
@@ -25,8 +26,8 @@ class RedispatchHeader:
 
 
 def redispatchers(views: ViewTable, entry: Entry) -> str:
-    """The ``at::redispatch::`` overloads of one function: a fragment of the
-    header (Note [Fragment reuse]), made from the entry alone."""
+    """The ``at::redispatch::`` overloads of one function (a piece of
+    :mod:`.pieces`), made from the entry alone."""
     blocks = []
     for sig in entry.functions.all():
         params = (sig.params, entry.dispatcher.params)
@@ -40,8 +41,6 @@ def redispatchers(views: ViewTable, entry: Entry) -> str:
     return "\n".join(blocks)
 
 
-def redispatch_header(catalog: Catalog, fragments: Fragments | None = None) -> RedispatchHeader:
-    """``fragments``: where each function's block is rendered (Note [Fragment reuse])."""
-    pieces = Fragments() if fragments is None else fragments
-    blocks = (pieces.text(redispatchers, entry, catalog.views) for entry in catalog.entries)
+def redispatch_header(blocks: Iterable[str]) -> RedispatchHeader:
+    """``blocks``: :func:`redispatchers` of every function, in catalog order."""
     return RedispatchHeader(tuple(block for block in blocks if block))

@@ -11,11 +11,11 @@ backend kernel optional (``default``).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import attrs
 
-from schemac.backends.aten.headers.catalog import Catalog, Entry
-from schemac.backends.reuse import Fragments
+from schemac.backends.aten.headers.catalog import Entry
 from schemac.ir.resolved import Resolution
 from schemac.ir.schema import SchemaKind
 
@@ -30,9 +30,8 @@ def _has_generated_composite(entry: Entry) -> bool:
     )
 
 
-def registration_line(context: object, entry: Entry) -> str:
-    """One function's line: a fragment of the file (Note [Fragment reuse]),
-    made from the entry alone (``context`` is unused)."""
+def registration_line(entry: Entry) -> str:
+    """One function's line (a piece of :mod:`.pieces`), made from the entry alone."""
     sig = entry.dispatcher
     data = {
         "schema": entry.qualified_schema,
@@ -47,11 +46,6 @@ class RegistrationDeclarations:
     lines: tuple[str, ...]
 
 
-def registration_declarations(
-    catalog: Catalog, fragments: Fragments | None = None
-) -> RegistrationDeclarations:
-    """``fragments``: where each function's line is rendered (Note [Fragment reuse])."""
-    pieces = Fragments() if fragments is None else fragments
-    return RegistrationDeclarations(
-        tuple(pieces.text(registration_line, e) for e in catalog.entries)
-    )
+def registration_declarations(lines: Iterable[str]) -> RegistrationDeclarations:
+    """``lines``: :func:`registration_line` of every function, in catalog order."""
+    return RegistrationDeclarations(tuple(lines))

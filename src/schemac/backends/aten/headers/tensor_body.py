@@ -11,11 +11,12 @@ to) and defined after it, forwarding to ``at::_ops::<op>::call`` with
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.registrations.translate import call_arguments
-from schemac.backends.reuse import Fragments
 
 #: The library whose operators the hand-written part of the class calls.
 TENSOR_LIBRARY = "aten"
@@ -49,16 +50,16 @@ class TensorBody:
     sfinae_register_hook: bool = True
 
 
-def method_declarations(context: object, entry: Entry) -> str:
-    """One method function's declarations in the class, one a line: a fragment
-    (Note [Fragment reuse]) made from the entry alone (``context`` is unused)."""
+def method_declarations(entry: Entry) -> str:
+    """One method function's declarations in the class, one a line (a piece of
+    :mod:`.pieces`), made from the entry alone."""
     assert entry.methods is not None, "asked only for methods"
     return "\n".join(f"{sig.decl()} const;" for sig in entry.methods.all())
 
 
-def method_definitions(context: object, entry: Entry) -> str:
-    """One method function's definitions after the class: a fragment (Note
-    [Fragment reuse]) made from the entry alone (``context`` is unused)."""
+def method_definitions(entry: Entry) -> str:
+    """One method function's definitions after the class (a piece of
+    :mod:`.pieces`), made from the entry alone."""
     assert entry.methods is not None, "asked only for methods"
     self_param = next(p for p in entry.dispatcher.params if p.name == "self")
     extra = {"self": (SELF_EXPRESSION, self_param.type)}
@@ -74,18 +75,14 @@ def method_definitions(context: object, entry: Entry) -> str:
     return "\n".join(blocks)
 
 
-def tensor_body(catalog: Catalog, fragments: Fragments | None = None) -> TensorBody:
-    """``fragments``: where each method function's text is rendered (Note [Fragment reuse])."""
-    pieces = Fragments() if fragments is None else fragments
+def tensor_body(catalog: Catalog, methods: Iterable[tuple[str, str]]) -> TensorBody:
+    """``methods``: :func:`method_declarations` and :func:`method_definitions`
+    of every method function, in catalog order."""
     declarations: list[str] = []
     definitions: list[str] = []
-    for entry in catalog.entries:
-        if not entry.is_method:
-            continue
-        declared = pieces.text(method_declarations, entry)
+    for declared, defined in methods:
         if declared:
             declarations.extend(declared.split("\n"))
-        defined = pieces.text(method_definitions, entry)
         if defined:
             definitions.append(defined)
     profile = catalog.profile
