@@ -25,8 +25,9 @@ def _files(count: int = 50, change: int = -1) -> list[GeneratedFile]:
         GeneratedFile(f"dir{i % 3}/file{i}.h", f"// {i}\n" * (i + 1), target="headers")
         for i in range(count)
     ]
-    # One file bigger than the pipe's buffer, so it crosses in several reads.
-    files.append(GeneratedFile("big.cpp", "x" * (3 << 20) + "\n", target="headers"))
+    # One file bigger than the pipe's buffer, so it crosses in several reads
+    # (and, bigger than a batch, is sent without joining, between small ones).
+    files.insert(count // 2, GeneratedFile("big.cpp", "x" * (3 << 20) + "\n", target="headers"))
     if change >= 0:
         files[change] = GeneratedFile(files[change].path, "changed\n", target="headers")
     return files

@@ -106,7 +106,14 @@ class BackgroundStager:
 
     def add(self, path: str, data: bytes) -> None:
         encoded = path.encode("utf-8")
-        self._batch += (_HEADER.pack(len(encoded), len(data)), encoded, data)
+        self._batch += (_HEADER.pack(len(encoded), len(data)), encoded)
+        if len(data) >= _BATCH_SIZE:
+            # A large file (OperatorsEverything.cpp: 3 MB) goes down the pipe
+            # as it is: joining it into a batch would copy it at the peak.
+            self._flush()
+            self._send(data)
+            return
+        self._batch.append(data)
         self._batch_size += _HEADER.size + len(encoded) + len(data)
         if self._batch_size >= _BATCH_SIZE:
             self._flush()
@@ -114,10 +121,14 @@ class BackgroundStager:
     def _flush(self) -> None:
         """Send the batched files: one write and one wake-up of the helper per batch."""
         batch, self._batch, self._batch_size = self._batch, [], 0
-        if self._broken or not batch:
+        if batch:
+            self._send(b"".join(batch))
+
+    def _send(self, data: bytes) -> None:
+        if self._broken:
             return  # after a failure, result() reports why
         try:
-            _write_all(self._files, b"".join(batch))
+            _write_all(self._files, data)
         except BrokenPipeError:
             self._broken = True
 
