@@ -7,7 +7,7 @@ import pytest
 from schemac.frontend.schema_parser import parse_schema
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.module import Module
-from schemac.ir.signature import signature, signature_key, view_signature
+from schemac.ir.signature import signature, signature_key, signature_parts, view_signature
 
 
 def sig(text: str, **options: bool) -> str:
@@ -121,3 +121,26 @@ def test_family_key_partitions_like_signature_key(real_module: Module) -> None:
         "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)"
     )
     assert family_key(p) == family_key(p_)
+
+
+def test_signature_parts_are_equal_exactly_when_the_keys_are(real_module: Module) -> None:
+    # group-views buckets by the parts; a difference in what they compare would
+    # pair a view with the wrong copy twin or split a family.
+    schemas = [f.func for f in real_module.functions]
+    extra = [
+        "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+        "bernoulli.p(Tensor self, float p=0.5, *, Generator? generator=None) -> Tensor",
+        "__iand__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+        "iand.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
+        "t_copy.int(Tensor self, int d) -> Tensor",
+        "slice_scatter(Tensor self) -> Tensor",
+        "slice_inverse(Tensor self) -> Tensor",
+    ]
+    schemas += [parse_schema(text) for text in extra]
+    for options in ({}, {"strip_view_copy_name": True}, {"strip_default": True}):
+        keys: dict[object, int] = {}
+        parts: dict[object, int] = {}
+        key_ids = [keys.setdefault(signature_key(s, **options), len(keys)) for s in schemas]
+        part_ids = [parts.setdefault(signature_parts(s, **options), len(parts)) for s in schemas]
+        assert key_ids == part_ids
+        assert len(keys) > 1000

@@ -26,7 +26,7 @@ from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName, OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import SchemaKind
-from schemac.ir.signature import SignatureKey, signature, view_signature_key
+from schemac.ir.signature import SignatureParts, signature, view_signature_parts
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.function_checks import first_span
 from schemac.passes.generate import is_view_op
@@ -46,10 +46,12 @@ class GroupViews(Pass):
 
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
-        buckets: dict[SignatureKey, dict[ViewKind | SchemaKind, NativeFunction]] = {}
+        # Keyed by the parts of the view signature key (equal exactly when the
+        # keys are), without building a name and an argument list per function.
+        buckets: dict[SignatureParts, dict[ViewKind | SchemaKind, NativeFunction]] = {}
         for f in module.functions:
             kind = _view_kind(f, sink)
-            bucket = buckets.setdefault(view_signature_key(f.func), {})
+            bucket = buckets.setdefault(view_signature_parts(f.func), {})
             if kind in bucket:
                 sink.error(
                     f.span_of("func"),
