@@ -43,10 +43,8 @@ __all__ = [
     "signature",
     "signature_arguments",
     "signature_key",
-    "signature_parts",
     "view_signature",
     "view_signature_key",
-    "view_signature_parts",
 ]
 
 
@@ -68,12 +66,6 @@ def signature_arguments(args: Arguments, *, strip_default: bool = False) -> Argu
 #: The parts of a normalised signature; equal parts <=> equal signatures.
 SignatureKey = tuple[OperatorName, Arguments, tuple[Return, ...]]
 
-#: :data:`SignatureKey` before its name and argument list are made into IR
-#: objects: base name, dunder flag, positional and keyword-only arguments,
-#: returns.  Equal parts <=> equal keys (the name compares by base and
-#: dunder, an ``Arguments`` without outs by its two tuples).
-SignatureParts = tuple[str, bool, tuple[Argument, ...], tuple[Argument, ...], tuple[Return, ...]]
-
 
 def signature_key(
     schema: FunctionSchema,
@@ -87,25 +79,6 @@ def signature_key(
     Grouping only needs to compare signatures; building a FunctionSchema
     re-checks every schema rule, which a normalised signature cannot break.
     """
-    base, dunder, positional, kwarg_only, returns = signature_parts(
-        schema,
-        strip_default=strip_default,
-        strip_view_copy_name=strip_view_copy_name,
-        keep_return_names=keep_return_names,
-    )
-    name = OperatorName(BaseOperatorName(base, dunder=dunder))
-    return name, Arguments(positional=positional, kwarg_only=kwarg_only), returns
-
-
-def signature_parts(
-    schema: FunctionSchema,
-    *,
-    strip_default: bool = False,
-    strip_view_copy_name: bool = False,
-    keep_return_names: bool = False,
-) -> SignatureParts:
-    """:func:`signature_key` as plain parts, for callers that only compare keys
-    (no ``OperatorName`` or ``Arguments`` built: ~40% of the key's cost)."""
     args = schema.arguments
     returned = [r.annotation for r in schema.returns]
     self_arg = args.self_arg
@@ -125,15 +98,17 @@ def signature_parts(
         elif base.endswith("_scatter"):
             base = base.replace("scatter", "inverse")
 
-    kwargs = args.pre_tensor_options_kwarg_only + args.post_tensor_options_kwarg_only
-    positional = tuple(_plain(a, strip_default) for a in args.positional)
+    sig_args = signature_arguments(args, strip_default=strip_default)
     # Note [bernoulli.p signature]; the overload is tested first, as it almost never matches.
     if schema.name.overload == "p" and str(schema.name) == "bernoulli.p":
-        positional = tuple(
-            attrs.evolve(a, default="0.5") if a.name == "p" else a for a in positional
+        sig_args = attrs.evolve(
+            sig_args,
+            positional=tuple(
+                attrs.evolve(a, default="0.5") if a.name == "p" else a for a in sig_args.positional
+            ),
         )
-    kwarg_only = tuple(_plain(a, strip_default) for a in kwargs)
-    return base, schema.name.name.dunder, positional, kwarg_only, returns + extra_returns
+    name = OperatorName(BaseOperatorName(base, dunder=schema.name.name.dunder))
+    return name, sig_args, returns + extra_returns
 
 
 def signature(
@@ -159,8 +134,3 @@ def view_signature(schema: FunctionSchema) -> FunctionSchema:
 
 def view_signature_key(schema: FunctionSchema) -> SignatureKey:
     return signature_key(schema, strip_view_copy_name=True)
-
-
-def view_signature_parts(schema: FunctionSchema) -> SignatureParts:
-    """:func:`view_signature_key` as :data:`SignatureParts` (equal exactly when the keys are)."""
-    return signature_parts(schema, strip_view_copy_name=True)
