@@ -163,6 +163,8 @@ def _emit_here(
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
+    # Every target's fragments share the digests of the module's values.
+    fingerprints = Fingerprints()
     for target in targets:
         start = time.perf_counter()
         options = EmitOptions(
@@ -172,7 +174,7 @@ def _emit_here(
             profile=profile,
             werror=werror,
             warnings=log,
-            fragments=Fragments(emission.reuse, target),
+            fragments=Fragments(emission.reuse, target, fingerprints),
         )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
