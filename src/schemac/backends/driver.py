@@ -124,19 +124,18 @@ class _Emission:
         self.on_file = on_file
         self.reuse = reuse
         self.kept: list[tuple[str, str]] = []
-        # One per backend: what it remembers serves that backend's files only,
-        # and is garbage after it (a large memo slows every later collection).
-        self._backend = ""
-        self._fingerprints = Fingerprints()
+        # One per run, shared by deferred files and every target's fragments:
+        # one module, so each function is digested once (a few thousand
+        # remembered digests; the headers, registrations and declarations
+        # all read the same functions).
+        self.fingerprints = Fingerprints()
 
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
-        if backend != self._backend:
-            self._backend, self._fingerprints = backend, Fingerprints()
         if isinstance(file, Deferred):
             check_render(file)
             reuse = self.reuse
             if reuse is not None and reuse.keep(
-                target, file.path, self._fingerprints.local_key(backend, file)
+                target, file.path, self.fingerprints.local_key(backend, file)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
                 if self.output.add(GeneratedFile(file.path, "", target, file.span)):
@@ -163,8 +162,6 @@ def _emit_here(
     """Every backend of ``targets`` not left to the late worker, into ``output``."""
     skipped = frozenset() if late is None else late.backends
     memo = RunMemo()  # one module, one run: see RunMemo
-    # Every target's fragments share the digests of the module's values.
-    fingerprints = Fingerprints()
     for target in targets:
         start = time.perf_counter()
         options = EmitOptions(
@@ -174,7 +171,7 @@ def _emit_here(
             profile=profile,
             werror=werror,
             warnings=log,
-            fragments=Fragments(emission.reuse, target, fingerprints),
+            fragments=Fragments(emission.reuse, target, emission.fingerprints),
         )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
