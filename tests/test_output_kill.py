@@ -62,12 +62,18 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+#: The no-op check's stat record differs by design; the fragment cache (Operators.cpp's
+#: pieces) is trusted only when the state's SHA-256 says it is the one the state was written
+#: with, so a kill may leave either run's (or none) beside either tree.
+_BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
+
+
 def _tree(root: Path) -> dict[str, bytes]:
-    """Every file's bytes; the no-op check's stat record (``.schemac-state``) differs by design."""
+    """Every output file's bytes (not the bookkeeping)."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and p.name != ".schemac-state"
+        if p.is_file() and p.name not in _BOOKKEEPING
     }
 
 
