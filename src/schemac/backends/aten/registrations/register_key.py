@@ -129,7 +129,8 @@ _ItemInputs = tuple[str, PlannedItem, tuple[bool, ...] | None]
 
 
 def _render_item(context: _KeyContext, inputs: _ItemInputs) -> str:
-    """The wrapper texts of one item, length-prefixed (:func:`_parse_item`)."""
+    """The wrapper texts of one item: a line of part lengths, then the parts
+    (:func:`_parse_item` reads them back)."""
     _, item, registered = inputs
     parts: list[str] = []
     for number, wrapper in enumerate(item.wrappers):
@@ -139,18 +140,17 @@ def _render_item(context: _KeyContext, inputs: _ItemInputs) -> str:
         parts.append("N" if text.registration is None else "R" + text.registration)
         parts.append(str(len(text.direct_calls)))
         parts += text.direct_calls
-    return "".join(f"{len(part)}:{part}" for part in parts)
+    return " ".join(str(len(part)) for part in parts) + "\n" + "".join(parts)
 
 
 def _parse_item(text: str) -> tuple[_WrapperText, ...]:
     """The wrapper texts :func:`_render_item` printed, read back."""
+    header, _, body = text.partition("\n")
     parts: list[str] = []
-    start, end = 0, len(text)
-    while start < end:
-        colon = text.index(":", start)
-        stop = colon + 1 + int(text[start:colon])
-        parts.append(text[colon + 1 : stop])
-        start = stop
+    start = 0
+    for length in map(int, header.split()):
+        parts.append(body[start : start + length])
+        start += length
     texts = []
     at = 0
     while at < len(parts):
