@@ -15,14 +15,13 @@ from typing import Any
 import pytest
 
 from schemac import launcher
-from schemac.backends.aten.registrations import operators, register_key, view_copy
+from schemac.backends.aten.registrations import register_key, view_copy
 from schemac.backends.functionalization import plan
-from schemac.backends.vmap import backend as vmap
 from schemac.rebuild.fragments import FRAGMENTS_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
-TARGETS = "headers,cpu,cuda,meta,composite,functionalization,vmap"
+TARGETS = "cpu,cuda,meta,composite,functionalization"
 BOOKKEEPING = frozenset({".schemac-state", FRAGMENTS_NAME})
 
 #: (client, operator name) of every piece rendered since the last clear.
@@ -30,8 +29,6 @@ RENDERED: list[tuple[str, str]] = []
 _REAL: dict[str, Callable[[Any, Any], str]] = {
     "item": register_key._render_item,
     "view_copy_out": view_copy._render_out,
-    "operator": operators._render_operator,
-    "plumbing": vmap._render_plumbing,
     "mutation": plan._render_mutation,
 }
 
@@ -44,16 +41,6 @@ def _count_item(context: Any, inputs: Any) -> str:
 def _count_view_copy_out(context: Any, inputs: Any) -> str:
     RENDERED.append(("view_copy_out", str(inputs[0].func.name)))
     return _REAL["view_copy_out"](context, inputs)
-
-
-def _count_operator(context: Any, inputs: Any) -> str:
-    RENDERED.append(("operator", str(inputs.func.name)))
-    return _REAL["operator"](context, inputs)
-
-
-def _count_plumbing(context: Any, inputs: Any) -> str:
-    RENDERED.append(("plumbing", str(inputs[0].func.name)))
-    return _REAL["plumbing"](context, inputs)
 
 
 def _count_mutation(context: Any, inputs: Any) -> str:
@@ -93,8 +80,6 @@ def _edit(toy: Path, old: str, new: str) -> None:
 def counted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(register_key, "_render_item", _count_item)
     monkeypatch.setattr(view_copy, "_render_out", _count_view_copy_out)
-    monkeypatch.setattr(operators, "_render_operator", _count_operator)
-    monkeypatch.setattr(vmap, "_render_plumbing", _count_plumbing)
     monkeypatch.setattr(plan, "_render_mutation", _count_mutation)
     RENDERED.clear()
 
@@ -121,7 +106,7 @@ def test_an_edit_prints_only_the_edited_operators_pieces(tmp_path: Path) -> None
     assert _contents(out) == _contents(tmp_path / "cold1")
 
     # A kernel renamed under one key: the pieces of that operator only (the function's
-    # dispatch entry is part of it, so its other pieces are printed again too).
+    # dispatch entry is part of it, so its other keys' pieces are printed again too).
     RENDERED.clear()
     _edit(toy, "    CPU: blend_cpu\n", "    CPU: blend_cpu_edited\n")
     assert launcher.main(_argv(toy, out)) == 0

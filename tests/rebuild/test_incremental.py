@@ -29,9 +29,8 @@ pytestmark = pytest.mark.torch
 #: functionalization render their per-operator pieces as fragments (Note
 #: [Fragment reuse]): cpu a plain key, meta and composite the wrappers every
 #: structured group gets (generated Meta and CompositeExplicitAutogradNonFunctional
-#: kernels, where groups cross operators); vmap and Operators.cpp (headers) one
-#: piece per function.
-TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization,vmap"
+#: kernels, where groups cross operators).
+TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization"
 #: Bookkeeping, not output: the state and the fragment cache.
 BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
 

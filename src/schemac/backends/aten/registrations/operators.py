@@ -9,8 +9,7 @@ the top, ``redispatch`` continues below the given key set.
 
 Sharded by root name into 5 files plus ``OperatorsEverything.cpp``, like
 PyTorch's build expects; this backend answers the ``headers`` target beside
-the header backend.  Each operator's definitions are a fragment (Note
-[Fragment reuse] in :mod:`schemac.backends.reuse`) of its function alone.
+the header backend.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.registry import EmitOptions
-from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
@@ -76,24 +74,15 @@ def _view(
     return OperatorsFileView(note, tuple(headers), tuple(definitions[id(f)] for f in functions))
 
 
-def _render_operator(views: ViewTable, f: NativeFunction) -> str:
-    return operator_definitions(f, views)
-
-
 def operators_files(
-    module: Module,
-    templates: Templates,
-    views: ViewTable | None = None,
-    fragments: Fragments | None = None,
+    module: Module, templates: Templates, views: ViewTable | None = None
 ) -> Iterator[GeneratedFile]:
-    """``views``: the run's view table, if other emitters share it;
-    ``fragments``: where each operator's definitions are printed (the target's)."""
+    """``views``: the run's view table, if other emitters share it."""
     views = ViewTable() if views is None else views
-    pieces = Fragments() if fragments is None else fragments
     files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
     sources = native_sources(module)
     # Printed once each; a function's shard and the Everything file share the text.
-    definitions = {id(f): pieces.text(_render_operator, f, views) for f in module.functions}
+    definitions = {id(f): operator_definitions(f, views) for f in module.functions}
     shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)
     for index, shard in enumerate(shards):
         view = _view(shard, definitions, f", shard {index + 1} of {NUM_SHARDS}")
@@ -114,7 +103,7 @@ class OperatorsBackend:
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         with module_frozen():
             views = aten_run_state(module, options).views
-            return tuple(operators_files(module, Templates(PACKAGE), views, options.fragments))
+            return tuple(operators_files(module, Templates(PACKAGE), views))
 
 
 BACKEND = OperatorsBackend()
