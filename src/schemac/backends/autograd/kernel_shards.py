@@ -23,6 +23,7 @@ from schemac.backends.autograd.kernel_texts import (
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 
 
@@ -69,21 +70,28 @@ def kernel_shard_files(
     chosen: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
+    """``fragments``: where each kernel is rendered (Note [Fragment reuse]: a
+    kernel is a function of its plan)."""
     files = ShardedFile(f"{directory}/{family.stem}.cpp", family.shards)
     # Each kernel is built and printed once: it appears in its shard and in
-    # the Everything file.
-    kernels = {plan.schema_name: family.kernel_of(plan) for plan in chosen}
-    printed = kernel_texts(templates, family.kernels_template, list(kernels.values()))
-    texts = dict(zip(kernels, printed, strict=True))
+    # the Everything file.  The family's stem is part of each piece's inputs:
+    # the families share the render function.
+    pieces = Fragments() if fragments is None else fragments
+    printed = pieces.texts(
+        _kernel_texts, [(family.stem, plan) for plan in chosen], (templates, family)
+    )
+    texts = {plan.schema_name: text for plan, text in zip(chosen, printed, strict=True)}
+    # A kernel is named and registered as its plan says (``wrapper``,
+    # ``schema_name``): a reused kernel's view is never built.
     entries = {
-        name: (
-            k.namespace,
-            f'm.impl("{k.schema_name}", TORCH_FN({family.cpp_namespace}::{k.name}));',
+        plan.schema_name: (
+            plan.fn.namespace,
+            f'm.impl("{plan.schema_name}", TORCH_FN({family.cpp_namespace}::{plan.wrapper}));',
         )
-        for name, k in kernels.items()
+        for plan in chosen
     }
-    del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = KernelShardView(
@@ -97,6 +105,23 @@ def kernel_shard_files(
     for index, shard in enumerate(_by_root_shard(chosen, family.shards)):
         yield GeneratedFile(files.shard_path(index), render(str(index), shard))
     yield GeneratedFile(files.everything_path, render("Everything", chosen))
+
+
+def _kernel_texts(
+    context: tuple[Templates, KernelFamily], kernels: list[tuple[str, OperatorPlan]]
+) -> list[str]:
+    templates, family = context
+    views = []
+    for stem, plan in kernels:
+        view = family.kernel_of(plan)
+        # The registration lines are spelled from the plan (kernel_shard_files).
+        assert stem == family.stem and (view.name, view.schema_name, view.namespace) == (
+            plan.wrapper,
+            plan.schema_name,
+            plan.fn.namespace,
+        )
+        views.append(view)
+    return kernel_texts(templates, family.kernels_template, views)
 
 
 def _by_root_shard(

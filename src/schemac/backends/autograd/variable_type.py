@@ -20,6 +20,7 @@ from schemac.backends.autograd.kernels import kernel_view
 from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 
@@ -74,14 +75,22 @@ def _shard_view(
     return VariableTypeShardView(label, headers, kernels, _registrations(plans))
 
 
+def _kernel_texts(templates: Templates, kernels: list[tuple[OperatorPlan, str]]) -> list[str]:
+    views = [kernel_view(plan, key) for plan, key in kernels]
+    return kernel_texts(templates, "_variable_type_kernels.mako", views)
+
+
 def variable_type_files(
     templates: Templates,
     plans: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
     shards: int = NUM_SHARDS,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``shards``: how many VariableType_<n>.cpp the release writes."""
+    """``shards``: how many VariableType_<n>.cpp the release writes; ``fragments``:
+    where each kernel is rendered (Note [Fragment reuse]: a kernel is a function
+    of its plan and autograd key)."""
     chosen = tuple(p for p in plans if p.has_generated_autograd)
     yield GeneratedFile(
         f"{directory}/VariableType.h",
@@ -93,8 +102,9 @@ def variable_type_files(
         plan.schema_name: () if plan.uses_not_implemented_fallback else plan.autograd_keys
         for plan in chosen
     }
-    views = [kernel_view(plan, key) for plan in chosen for key in keys[plan.schema_name]]
-    printed = iter(kernel_texts(templates, "_variable_type_kernels.mako", views))
+    pieces = Fragments() if fragments is None else fragments
+    kernels = [(plan, key) for plan in chosen for key in keys[plan.schema_name]]
+    printed = iter(pieces.texts(_kernel_texts, kernels, templates))
     texts = {name: tuple(next(printed) for _ in plan_keys) for name, plan_keys in keys.items()}
     files = ShardedFile(f"{directory}/VariableType.cpp", shards)
     for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, shards)):

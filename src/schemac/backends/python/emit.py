@@ -42,6 +42,7 @@ from schemac.backends.python.node_getters import getters_text
 from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
 from schemac.backends.python.return_types import StructSeq, structseqs
 from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import AUTOGRAD, HostFile
 from schemac.ir.module import Module
@@ -79,14 +80,31 @@ class ReturnTypesView:
         return ", ".join(f'{{"{name}", ""}}' for name in seq.fields)
 
 
+@attrs.frozen
+class _BindingContext:
+    """What every binding's render shares: the compile's memo and the release's spelling."""
+
+    memo: CallMemo
+    torch_function_test: str
+
+
+def _binding(context: _BindingContext, binding: OperatorBinding) -> str:
+    # The view is printed at once and dropped: only the text is kept.
+    view = binding_view(binding, context.memo)
+    return binding_text(view, torch_function_test=context.torch_function_test)
+
+
 def _file_view(
-    memo: CallMemo, bindings: Sequence[OperatorBinding], torch_function_test: str, **extra: str
+    pieces: Fragments,
+    context: _BindingContext,
+    bindings: Sequence[OperatorBinding],
+    **extra: str,
 ) -> BindingFileView:
-    # Each view is printed at once and dropped: only the text is kept.
-    texts = tuple(
-        binding_text(binding_view(b, memo), torch_function_test=torch_function_test)
-        for b in bindings
-    )
+    # Note [Fragment reuse]: a binding's text is a function of its
+    # OperatorBinding (the name, the file, every overload with its signature
+    # and the merged, ordered parser entries: what grouping by name across
+    # entries and deprecated.yaml made of the module).
+    texts = tuple(pieces.text(_binding, b, context) for b in bindings)
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
@@ -121,9 +139,14 @@ def binding_fillings(view: BindingFileView) -> dict[str, Filling]:
 
 
 def binding_files(
-    module: Module, all_bindings: PythonBindings, templates: Templates
+    module: Module,
+    all_bindings: PythonBindings,
+    templates: Templates,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
+    """``fragments``: where each binding is rendered (Note [Fragment reuse])."""
     sources = module_sources(module, derivatives=True)
+    pieces = Fragments() if fragments is None else fragments
     memo = CallMemo(  # shared by the files of this compile only
         all_bindings.arguments,
         factory_methods_check_dispatch=all_bindings.factory_methods_check_dispatch,
@@ -131,6 +154,7 @@ def binding_files(
     test = (
         HAS_TORCH_FUNCTION if all_bindings.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
     )
+    context = _BindingContext(memo, test)
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
         # PyTorch's own template, when the host release's is given: it carries
@@ -142,7 +166,7 @@ def binding_files(
 
     yield render(
         "python_variable_methods.cpp.mako",
-        _file_view(memo, all_bindings.for_module(VARIABLE_METHODS), test),
+        _file_view(pieces, context, all_bindings.for_module(VARIABLE_METHODS)),
         VARIABLE_METHODS.filename,
     )
 
@@ -150,14 +174,14 @@ def binding_files(
     layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
     shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
     for index, shard in enumerate(shards):
-        view = _file_view(memo, shard, test, shard_id=f"_{index}")
+        view = _file_view(pieces, context, shard, shard_id=f"_{index}")
         yield render("python_torch_functions.cpp.mako", view, layout.shard_path(index))
 
     for target in SUBMODULES:
         view = _file_view(
-            memo,
+            pieces,
+            context,
             all_bindings.for_module(target),
-            test,
             qualified_name=target.qualified_name,
             short_name=target.python_module or "",
             module_object=target.module_object,
@@ -236,24 +260,29 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def emit_python(module: Module, profile: ReleaseProfile | None = None) -> list[GeneratedFile]:
+def emit_python(
+    module: Module, profile: ReleaseProfile | None = None, fragments: Fragments | None = None
+) -> list[GeneratedFile]:
     """The binding files and the named-tuple return types (functions only).
 
-    ``profile``: the target release's (the reference release's by default).
+    ``profile``: the target release's (the reference release's by default);
+    ``fragments``: where each binding is rendered (Note [Fragment reuse]).
     """
     with _collector_paused():
         # Built in a function of its own, so that the bindings and their memos
         # (~30,000 objects the collector tracks) are freed by reference
         # counting when it returns, before the collector is resumed: its first
         # collection then walks the files, not them.
-        return _emit_python(module, profile)
+        return _emit_python(module, profile, fragments)
 
 
-def _emit_python(module: Module, profile: ReleaseProfile | None) -> list[GeneratedFile]:
+def _emit_python(
+    module: Module, profile: ReleaseProfile | None, fragments: Fragments | None
+) -> list[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
     bindings = python_bindings(module, profile)
     return [
-        *binding_files(module, bindings, templates),
+        *binding_files(module, bindings, templates, fragments),
         *return_type_files(module, bindings, templates),
     ]
 
