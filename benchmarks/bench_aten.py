@@ -37,6 +37,7 @@ from pathlib import Path
 
 from benchmarks import SRC, Inputs, Stage, median
 from schemac.backends.registry import NOT_IN_ALL, TARGET_NAMES
+from schemac.rebuild.fragments import FRAGMENTS_NAME
 from schemac.rebuild.state import STATE_NAME
 
 #: The targets whose outputs torchgen.gen writes: autograd and python come from
@@ -151,13 +152,14 @@ def byte_compile_schemac() -> None:
 def snapshot(root: Path) -> dict[str, tuple[int, int]]:
     """``relative path -> (inode, mtime_ns)`` of every file under ``root``.
 
-    The no-op check's record (``.schemac-state``) is left out: it is bookkeeping
-    that a full run writes afresh, not an output (docs/rebuild.md).
+    The no-op check's record (``.schemac-state``) and the fragment cache
+    (``.schemac-fragments``) are left out: bookkeeping that a full run writes
+    afresh, not outputs (docs/rebuild.md).
     """
     found: dict[str, tuple[int, int]] = {}
     for directory, _, names in os.walk(root):
         for name in names:
-            if name == STATE_NAME:
+            if name in (STATE_NAME, FRAGMENTS_NAME):
                 continue
             path = Path(directory, name)
             info = path.stat()

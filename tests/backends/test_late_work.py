@@ -97,11 +97,12 @@ def _compile(
 
 def _tree(root: Path) -> dict[str, bytes]:
     """Every output file's bytes; the no-op check's record (``.schemac-state``)
-    names the command line, which differs by ``-j`` on purpose."""
+    names the command line, which differs by ``-j`` on purpose, and the fragment
+    cache holds the worker's pieces after the main process's."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and p.name != ".schemac-state"
+        if p.is_file() and p.name not in (".schemac-state", ".schemac-fragments")
     }
 
 

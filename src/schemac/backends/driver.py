@@ -70,7 +70,7 @@ def emit_targets(
     profile = reference_profile() if profile is None else profile
     if late is not None and not (parallel and can_fork()):
         module, late = run_late_inline(module, late, timings), None
-    worker = None if late is None else start_late_worker(module, late, targets, profile)
+    worker = None if late is None else start_late_worker(module, late, targets, profile, reuse)
     try:
         if worker is None:
             check_cpp_names(module)
@@ -103,6 +103,9 @@ def emit_targets(
             timings.extend(done.timings)
         if warnings is not None:
             warnings.extend(done.warnings)
+        if reuse is not None:
+            for target, local, text in done.fragments:
+                reuse.remember(target, local, text)
     if warnings is not None:
         warnings.extend(log)
     if not here.kept:

@@ -21,7 +21,10 @@ fact.
 The result is the same as running everything in one process, byte for byte:
 the worker (:mod:`.forked`) runs the same passes on the same module and the
 same backends, and sends their files back, in emission order, for the main
-process to add to its output set; errors it meets (a bad derivative formula)
+process to add to its output set, with the fragments it rendered (Note
+[Fragment reuse]: the worker reads the last run's through the inherited
+store, and the main process records the ones it sends, which a forked
+process cannot append itself); errors it meets (a bad derivative formula)
 are raised by the main process, in preference to any error of its own
 emission, since run in order the passes would have failed before any backend
 ran.  ``schemac compile -j 1`` runs the late passes in line
@@ -39,7 +42,7 @@ from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
-from schemac.backends.reuse import Deferred, check_render
+from schemac.backends.reuse import Deferred, Fragments, FragmentStore, check_render
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -84,6 +87,23 @@ class LateResult:
     timings: tuple[tuple[str, float], ...]
     #: What the late passes and backends warned about (the worker's pass context is its own copy).
     warnings: tuple[Diagnostic, ...] = ()
+    #: (target, local key, text) of every fragment the late backends used, for the main
+    #: process to record (Note [Fragment reuse]).
+    fragments: tuple[tuple[str, str, str], ...] = ()
+
+
+class _WorkerFragments:
+    """The inherited store, read in the worker; what the worker uses is sent back."""
+
+    def __init__(self, store: FragmentStore) -> None:
+        self._store = store
+        self.used: list[tuple[str, str, str]] = []
+
+    def fragment(self, target: str, local: str) -> str | None:
+        return self._store.fragment(target, local)
+
+    def remember(self, target: str, local: str, text: str) -> None:
+        self.used.append((target, local, text))
 
 
 def emit_late(
@@ -91,8 +111,12 @@ def emit_late(
     late: LateWork,
     targets: Sequence[str],
     profile: ReleaseProfile | None = None,
+    store: FragmentStore | None = None,
 ) -> LateResult:
-    """Run the late passes, check the C++ names, emit the late backends (in the worker)."""
+    """Run the late passes, check the C++ names, emit the late backends (in the worker).
+
+    ``store``: the run's fragment store (Note [Fragment reuse]), if it has one.
+    """
     module, pass_timings, warnings = late.run_passes(module)
     timings = [(f"{name} (worker)", seconds) for name, seconds in pass_timings]
     # The names every backend prints, checked here and not in the main process
@@ -101,6 +125,7 @@ def emit_late(
     files: list[GeneratedFile] = []
     memo = RunMemo()
     log: list[Diagnostic] = []
+    used = None if store is None else _WorkerFragments(store)
     for target in targets:
         start = time.perf_counter()
         options = EmitOptions(
@@ -109,6 +134,7 @@ def emit_late(
             profile=reference_profile() if profile is None else profile,
             werror=late.werror,
             warnings=log,
+            fragments=Fragments(used, target),
         )
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:
@@ -119,7 +145,8 @@ def emit_late(
                 files.append(GeneratedFile(file.path, file.text, target, file.span))
         if entries:
             timings.append((f"{target} (worker)", time.perf_counter() - start))
-    return LateResult(tuple(files), tuple(timings), (*warnings, *log))
+    fragments = () if used is None else tuple(used.used)
+    return LateResult(tuple(files), tuple(timings), (*warnings, *log), fragments)
 
 
 def start_late_worker(
@@ -127,7 +154,8 @@ def start_late_worker(
     late: LateWork,
     targets: Sequence[str],
     profile: ReleaseProfile | None = None,
+    store: FragmentStore | None = None,
 ) -> ForkedCall[LateResult]:
     """:func:`emit_late` in a forked process; its ``raise_if_failed`` gives the
     late passes' errors precedence, as a run in one process would."""
-    return ForkedCall(lambda: emit_late(module, late, targets, profile), "the late passes")
+    return ForkedCall(lambda: emit_late(module, late, targets, profile, store), "the late passes")

@@ -38,7 +38,7 @@ class MtiaHeadersBackend:
         templates = state.templates(__package__ or "")
         sources = module_sources(module)
         with module_frozen():
-            catalog = build_catalog(module, state.views)
+            catalog = build_catalog(module, state.views, options.profile)
             umbrella, headers = key_headers(module, catalog, KEY, state.plan)
             for header in headers:
                 text = templates.render("dispatch.h.mako", header, sources=sources)
