@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import attrs
@@ -146,49 +146,6 @@ class Fragments:
             found = render(context, inputs)
         store.remember(self._target, local, found)
         return found
-
-    def texts(
-        self,
-        render: Callable[[Any, list[Any]], list[str]],
-        inputs: Sequence[object],
-        context: object = None,
-    ) -> list[str]:
-        """:meth:`text` of each of ``inputs``, the pieces not stored rendered in one call.
-
-        ``render(context, missing)`` returns one text per item of ``missing``,
-        in order, each made from that item alone: one template call printing
-        a batch of pieces costs less than a call per piece (a cold run renders
-        them all).  Each piece is keyed and stored on its own.
-        """
-        store = self._store
-        if store is None:
-            return _batch(render, context, list(inputs))
-        if render not in self._checked:
-            _check_function(render, "a fragment")
-            self._checked.add(render)
-        name = f"\x01{render.__module__}.{render.__qualname__}"
-        of = self._fingerprints.of
-        target = self._target
-        locals_ = [_digest([name, of(item)]) for item in inputs]
-        found = [store.fragment(target, local) for local in locals_]
-        missing = [i for i, text in enumerate(found) if text is None]
-        if missing:
-            made = _batch(render, context, [inputs[i] for i in missing])
-            for i, text in zip(missing, made, strict=True):
-                found[i] = text
-        texts = [text for text in found if text is not None]
-        for local, text in zip(locals_, texts, strict=True):
-            store.remember(target, local, text)
-        return texts
-
-
-def _batch(
-    render: Callable[[Any, list[Any]], list[str]], context: object, items: list[Any]
-) -> list[str]:
-    texts = render(context, items)
-    if len(texts) != len(items):
-        raise AssertionError(f"{render!r} made {len(texts)} texts of {len(items)} pieces")
-    return texts
 
 
 class FileReuse(FragmentStore, Protocol):

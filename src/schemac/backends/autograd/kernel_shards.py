@@ -17,10 +17,11 @@ import attrs
 
 from schemac.backends.autograd.kernel_texts import (
     Registrations,
-    kernel_texts,
+    printed_kernels,
     registrations_by_library,
 )
 from schemac.backends.autograd.operators import OperatorPlan
+from schemac.backends.buckets import bucketed_texts
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
 from schemac.backends.reuse import Fragments
@@ -72,15 +73,20 @@ def kernel_shard_files(
     directory: str,
     fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``fragments``: where each kernel is rendered (Note [Fragment reuse]: a
-    kernel is a function of its plan)."""
+    """``fragments``: where the kernels are rendered (Note [Fragment buckets]: a
+    kernel is a function of its plan and of the run's policy)."""
     files = ShardedFile(f"{directory}/{family.stem}.cpp", family.shards)
     # Each kernel is built and printed once: it appears in its shard and in
-    # the Everything file.  The family's stem is part of each piece's inputs:
-    # the families share the render function.
+    # the Everything file.  The family's stem labels its buckets: the
+    # families share the render function.
     pieces = Fragments() if fragments is None else fragments
-    printed = pieces.texts(
-        _kernel_texts, [(family.stem, plan) for plan in chosen], (templates, family)
+    printed = bucketed_texts(
+        pieces,
+        _kernels_text,
+        family.stem,
+        chosen,
+        [plan.cpp_name for plan in chosen],
+        (templates, family),
     )
     texts = {plan.schema_name: text for plan, text in zip(chosen, printed, strict=True)}
     # A kernel is named and registered as its plan says (``wrapper``,
@@ -107,21 +113,23 @@ def kernel_shard_files(
     yield GeneratedFile(files.everything_path, render("Everything", chosen))
 
 
-def _kernel_texts(
-    context: tuple[Templates, KernelFamily], kernels: list[tuple[str, OperatorPlan]]
-) -> list[str]:
+def _kernels_text(
+    context: tuple[Templates, KernelFamily], bucket: tuple[str, tuple[OperatorPlan, ...]]
+) -> str:
     templates, family = context
-    views = []
-    for stem, plan in kernels:
+    stem, plans = bucket
+    assert stem == family.stem
+    views: list[object] = []
+    for plan in plans:
         view = family.kernel_of(plan)
         # The registration lines are spelled from the plan (kernel_shard_files).
-        assert stem == family.stem and (view.name, view.schema_name, view.namespace) == (
+        assert (view.name, view.schema_name, view.namespace) == (
             plan.wrapper,
             plan.schema_name,
             plan.fn.namespace,
         )
         views.append(view)
-    return kernel_texts(templates, family.kernels_template, views)
+    return printed_kernels(templates, family.kernels_template, views)
 
 
 def _by_root_shard(

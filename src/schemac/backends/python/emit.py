@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 
 import attrs
 
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
@@ -88,23 +89,30 @@ class _BindingContext:
     torch_function_test: str
 
 
-def _binding(context: _BindingContext, binding: OperatorBinding) -> str:
-    # The view is printed at once and dropped: only the text is kept.
-    view = binding_view(binding, context.memo)
-    return binding_text(view, torch_function_test=context.torch_function_test)
+def _bindings_text(
+    context: _BindingContext, bucket: tuple[str, tuple[OperatorBinding, ...]]
+) -> str:
+    # Each view is printed at once and dropped: only the text is kept.
+    test = context.torch_function_test
+    return "".join(
+        binding_text(binding_view(b, context.memo), torch_function_test=test) + SEPARATOR
+        for b in bucket[1]
+    )
 
 
 def _file_view(
     pieces: Fragments,
     context: _BindingContext,
+    label: str,
     bindings: Sequence[OperatorBinding],
     **extra: str,
 ) -> BindingFileView:
-    # Note [Fragment reuse]: a binding's text is a function of its
+    # Note [Fragment buckets]: a binding's text is a function of its
     # OperatorBinding (the name, the file, every overload with its signature
     # and the merged, ordered parser entries: what grouping by name across
-    # entries and deprecated.yaml made of the module).
-    texts = tuple(pieces.text(_binding, b, context) for b in bindings)
+    # entries and deprecated.yaml made of the module) and of the release.
+    names = [b.python_name for b in bindings]
+    texts = tuple(bucketed_texts(pieces, _bindings_text, label, bindings, names, context))
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
@@ -144,7 +152,7 @@ def binding_files(
     templates: Templates,
     fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``fragments``: where each binding is rendered (Note [Fragment reuse])."""
+    """``fragments``: where the bindings are rendered (Note [Fragment buckets])."""
     sources = module_sources(module, derivatives=True)
     pieces = Fragments() if fragments is None else fragments
     memo = CallMemo(  # shared by the files of this compile only
@@ -166,7 +174,9 @@ def binding_files(
 
     yield render(
         "python_variable_methods.cpp.mako",
-        _file_view(pieces, context, all_bindings.for_module(VARIABLE_METHODS)),
+        _file_view(
+            pieces, context, VARIABLE_METHODS.filename, all_bindings.for_module(VARIABLE_METHODS)
+        ),
         VARIABLE_METHODS.filename,
     )
 
@@ -174,13 +184,15 @@ def binding_files(
     layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
     shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
     for index, shard in enumerate(shards):
-        view = _file_view(pieces, context, shard, shard_id=f"_{index}")
-        yield render("python_torch_functions.cpp.mako", view, layout.shard_path(index))
+        path = layout.shard_path(index)
+        view = _file_view(pieces, context, path, shard, shard_id=f"_{index}")
+        yield render("python_torch_functions.cpp.mako", view, path)
 
     for target in SUBMODULES:
         view = _file_view(
             pieces,
             context,
+            target.filename,
             all_bindings.for_module(target),
             qualified_name=target.qualified_name,
             short_name=target.python_module or "",
@@ -266,7 +278,7 @@ def emit_python(
     """The binding files and the named-tuple return types (functions only).
 
     ``profile``: the target release's (the reference release's by default);
-    ``fragments``: where each binding is rendered (Note [Fragment reuse]).
+    ``fragments``: where the bindings are rendered (Note [Fragment buckets]).
     """
     with _collector_paused():
         # Built in a function of its own, so that the bindings and their memos
