@@ -17,14 +17,12 @@ import attrs
 
 from schemac.backends.autograd.kernel_texts import (
     Registrations,
-    printed_kernels,
+    kernel_texts,
     registrations_by_library,
 )
 from schemac.backends.autograd.operators import OperatorPlan
-from schemac.backends.buckets import bucketed_texts
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
-from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 
 
@@ -71,33 +69,21 @@ def kernel_shard_files(
     chosen: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
-    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``fragments``: where the kernels are rendered (Note [Fragment buckets]: a
-    kernel is a function of its plan and of the run's policy)."""
     files = ShardedFile(f"{directory}/{family.stem}.cpp", family.shards)
     # Each kernel is built and printed once: it appears in its shard and in
-    # the Everything file.  The family's stem labels its buckets: the
-    # families share the render function.
-    pieces = Fragments() if fragments is None else fragments
-    printed = bucketed_texts(
-        pieces,
-        _kernels_text,
-        family.stem,
-        chosen,
-        [plan.cpp_name for plan in chosen],
-        (templates, family),
-    )
-    texts = {plan.schema_name: text for plan, text in zip(chosen, printed, strict=True)}
-    # A kernel is named and registered as its plan says (``wrapper``,
-    # ``schema_name``): a reused kernel's view is never built.
+    # the Everything file.
+    kernels = {plan.schema_name: family.kernel_of(plan) for plan in chosen}
+    printed = kernel_texts(templates, family.kernels_template, list(kernels.values()))
+    texts = dict(zip(kernels, printed, strict=True))
     entries = {
-        plan.schema_name: (
-            plan.fn.namespace,
-            f'm.impl("{plan.schema_name}", TORCH_FN({family.cpp_namespace}::{plan.wrapper}));',
+        name: (
+            k.namespace,
+            f'm.impl("{k.schema_name}", TORCH_FN({family.cpp_namespace}::{k.name}));',
         )
-        for plan in chosen
+        for name, k in kernels.items()
     }
+    del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = KernelShardView(
@@ -111,25 +97,6 @@ def kernel_shard_files(
     for index, shard in enumerate(_by_root_shard(chosen, family.shards)):
         yield GeneratedFile(files.shard_path(index), render(str(index), shard))
     yield GeneratedFile(files.everything_path, render("Everything", chosen))
-
-
-def _kernels_text(
-    context: tuple[Templates, KernelFamily], bucket: tuple[str, tuple[OperatorPlan, ...]]
-) -> str:
-    templates, family = context
-    stem, plans = bucket
-    assert stem == family.stem
-    views: list[object] = []
-    for plan in plans:
-        view = family.kernel_of(plan)
-        # The registration lines are spelled from the plan (kernel_shard_files).
-        assert (view.name, view.schema_name, view.namespace) == (
-            plan.wrapper,
-            plan.schema_name,
-            plan.fn.namespace,
-        )
-        views.append(view)
-    return printed_kernels(templates, family.kernels_template, views)
 
 
 def _by_root_shard(

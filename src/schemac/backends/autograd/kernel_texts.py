@@ -4,11 +4,9 @@ Every VariableType and TraceType kernel appears twice in the output: in the
 shard its operator hashes to (``VariableType_3.cpp``) and in the file holding
 all of them (``VariableTypeEverything.cpp``), in another order.  Rendering the
 kernels through the file templates would print each one twice, so a partial
-template prints a batch of kernels, each followed by
-:data:`~schemac.backends.buckets.SEPARATOR`, and the file templates paste the
-texts.  The batches are the buckets of Note [Fragment buckets]: one render
-call per bucket keeps Mako's per-call setup out of the loop, and a bucket
-whose kernels did not change since the last run is not rendered at all.
+template prints every kernel once, each followed by :data:`SEPARATOR`, and the
+file templates paste the texts.  One render call for all kernels keeps Mako's
+per-call setup out of the loop.
 
 Mako leaves every rendered template's context in a reference cycle, which
 keeps the view it was rendered with alive until the cyclic collector runs.
@@ -19,12 +17,15 @@ freed by reference counting, not by a later collection walking them all.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import attrs
 
-from schemac.backends.buckets import SEPARATOR
 from schemac.backends.templating import Templates
+
+#: Ends each kernel's text in the partial template's output.  No generated C++
+#: contains a NUL character; if one ever did, the count check below fails loudly.
+SEPARATOR = "\0"
 
 
 @attrs.frozen
@@ -36,13 +37,19 @@ class KernelBatch:
     separator: str = SEPARATOR
 
 
-def printed_kernels(templates: Templates, template: str, kernels: list[object]) -> str:
-    """``kernels`` as ``template`` prints them, each followed by the separator
-    (the text of a bucket, Note [Fragment buckets])."""
-    batch = KernelBatch(kernels)
+def kernel_texts(templates: Templates, template: str, kernels: Sequence[object]) -> list[str]:
+    """The text of each of ``kernels``, in order, as ``template`` prints it."""
+    batch = KernelBatch(list(kernels))
     output = templates.render(template, batch)
     batch.kernels.clear()
-    return output
+    texts = output.split(SEPARATOR)
+    trailing = texts.pop()
+    if trailing or len(texts) != len(kernels):
+        raise AssertionError(
+            f"{template}: {len(kernels)} kernels printed as {len(texts)} texts"
+            f" (a kernel must contain no {SEPARATOR!r} and nothing may follow the last one)"
+        )
+    return texts
 
 
 #: (library, ``m.impl(...)`` lines) per ``TORCH_LIBRARY_IMPL`` block.

@@ -17,8 +17,6 @@ is in one of the policy lists that still want a generated pass-through.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import attrs
 
 from schemac.backends.aten.signatures.conventions import Conventions
@@ -115,10 +113,6 @@ class OperatorPlan:
     when compiling torch's files.  The class is not slotted: a cached value
     is then a plain instance-dict hit (see backends/lazy.py).
     """
-
-    #: What a fingerprint of the plan reads (Note [File reuse]): every other
-    #: field is :func:`plan_of`'s function of these and of the run's policy.
-    reuse_fields: ClassVar[tuple[str, ...]] = ("fn", "autograd", "is_abstract", "element_args")
 
     fn: NativeFunction
     autograd: FunctionAutograd | None

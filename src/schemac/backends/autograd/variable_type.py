@@ -15,13 +15,11 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.autograd.kernel_texts import printed_kernels
+from schemac.backends.autograd.kernel_texts import kernel_texts
 from schemac.backends.autograd.kernels import kernel_view
 from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
-from schemac.backends.buckets import bucketed_texts
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
-from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 
@@ -76,24 +74,14 @@ def _shard_view(
     return VariableTypeShardView(label, headers, kernels, _registrations(plans))
 
 
-def _kernels_text(
-    templates: Templates, bucket: tuple[str, tuple[tuple[OperatorPlan, str], ...]]
-) -> str:
-    views: list[object] = [kernel_view(plan, key) for plan, key in bucket[1]]
-    return printed_kernels(templates, "_variable_type_kernels.mako", views)
-
-
 def variable_type_files(
     templates: Templates,
     plans: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
     shards: int = NUM_SHARDS,
-    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``shards``: how many VariableType_<n>.cpp the release writes; ``fragments``:
-    where the kernels are rendered (Note [Fragment buckets]: a kernel is a
-    function of its plan and autograd key, and of the run's policy)."""
+    """``shards``: how many VariableType_<n>.cpp the release writes."""
     chosen = tuple(p for p in plans if p.has_generated_autograd)
     yield GeneratedFile(
         f"{directory}/VariableType.h",
@@ -105,18 +93,8 @@ def variable_type_files(
         plan.schema_name: () if plan.uses_not_implemented_fallback else plan.autograd_keys
         for plan in chosen
     }
-    pieces = Fragments() if fragments is None else fragments
-    kernels = [(plan, key) for plan in chosen for key in keys[plan.schema_name]]
-    printed = iter(
-        bucketed_texts(
-            pieces,
-            _kernels_text,
-            "VariableType",
-            kernels,
-            [plan.cpp_name for plan, _ in kernels],
-            templates,
-        )
-    )
+    views = [kernel_view(plan, key) for plan in chosen for key in keys[plan.schema_name]]
+    printed = iter(kernel_texts(templates, "_variable_type_kernels.mako", views))
     texts = {name: tuple(next(printed) for _ in plan_keys) for name, plan_keys in keys.items()}
     files = ShardedFile(f"{directory}/VariableType.cpp", shards)
     for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, shards)):
