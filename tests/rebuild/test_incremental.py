@@ -26,8 +26,10 @@ pytestmark = pytest.mark.torch
 #: A target of each kind of reads: schema and cpu read native_functions.yaml and
 #: tags.yaml, autograd derivatives.yaml too; headers defers its per-operator
 #: files (Note [File reuse]); declarations renders its entries as fragments
-#: (Note [Fragment reuse]).
-TARGETS = "headers,schema,cpu,autograd,declarations"
+#: (Note [Fragment reuse]); python reads deprecated.yaml and renders its
+#: bindings, grouped by name across entries, in buckets of fragments (Note
+#: [Fragment buckets]).
+TARGETS = "headers,schema,cpu,autograd,declarations,python"
 #: Bookkeeping, not output: the state and the fragment cache.
 BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
 
