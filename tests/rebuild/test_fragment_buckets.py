@@ -65,7 +65,8 @@ def test_an_edited_piece_renders_its_bucket_only() -> None:
     assert texts == [f"f:{name.upper()}" for name in edited]
     # The bucket op50 left and the one op50x joined: their keys changed.
     changed = sorted({bucket_of("op50"), bucket_of("op50x")})
-    assert RENDERED == [[n for n in edited if bucket_of(n) == b] for b in changed]
+    expected = [[n for n in edited if bucket_of(n) == b] for b in changed]
+    assert expected == RENDERED
     # Another label is another family: nothing of the first is reused.
     RENDERED.clear()
     bucketed_texts(Fragments(_Store(first.remembered), "t"), _shout, "g", NAMES, NAMES)
