@@ -21,7 +21,7 @@ from schemac.backends.driver import CompileResult
 from schemac.backends.output import MANIFEST_NAME, CommitReport
 from schemac.backends.registry import SOURCE_KINDS, target_reads
 from schemac.ir.module import SourceFiles
-from schemac.rebuild.fingerprint import run_key
+from schemac.rebuild.fingerprint import command_run_key
 from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, StoredFragments
 from schemac.rebuild.inputs import InputRecorder
 from schemac.rebuild.reuse import (
@@ -64,8 +64,9 @@ class Recording:
     def __init__(self, argv: Sequence[str], out_dir: Path) -> None:
         self.out_dir = out_dir
         # Keyed before anything is read: code edited during the run makes a
-        # key that the next run, reading the new code, does not match.
-        self.key = run_key(argv)
+        # key that the next run, reading the new code, does not match.  (The
+        # no-op check's key when it computed one: fingerprint.OneCommand.)
+        self.key = command_run_key(argv)
         self.recorder = InputRecorder(out_dir)
         self.recorder.start()
         self._previous: Previous | None = None
@@ -77,6 +78,9 @@ class Recording:
         self._locals: dict[str, tuple[str, str]] = {}
         #: target -> its context key against the last run's inputs, as they are now.
         self._contexts: dict[str, str] = {}
+        #: path -> the file key :meth:`keep` computed from ``_contexts``.
+        self._keys: dict[str, str] = {}
+        self._out = str(out_dir)
         #: The last run's fragments (Note [Fragment reuse]), once looked for.
         self._stored: StoredFragments | None = None
         #: This run's, written beside OUT as they come.
@@ -116,8 +120,8 @@ class Recording:
         context = self._contexts.get(target)
         if context is None:
             context = self._contexts[target] = self._context(target, self._digests)
-        key = file_key(context, path, local)
-        return file_intact(previous, str(self.out_dir), target, path, key)
+        key = self._keys[path] = file_key(context, path, local)
+        return file_intact(previous, self._out, target, path, key)
 
     def fragment(self, target: str, local: str) -> str | None:
         """:class:`~schemac.backends.reuse.FragmentStore`: the last run's text for
@@ -213,11 +217,7 @@ class Recording:
         }
         by_path = {f.path: f for f in result.files}
         contexts = {t: self._context(t, digests) for t in targets}
-        keys = {
-            path: file_key(contexts[target], path, local)
-            for path, (target, local) in self._locals.items()
-            if target in contexts
-        }
+        keys = self._file_keys(contexts, digests)
         generated = [(f.path, f.target, keys.get(f.path, "")) for f in result.files]
         generated += [(p, t, keys.get(p, "")) for p, t in result.kept]
         # A reused target's files keep the keys they had.
@@ -263,6 +263,23 @@ class Recording:
                 self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
             for local, text in self._stored.of_target(target):
                 self.remember(target, local, text)
+
+    def _file_keys(self, contexts: Mapping[str, str], digests: Mapping[str, str]) -> dict[str, str]:
+        """path -> file key of each deferred file of the targets of ``contexts``
+        (their context keys against ``digests``)."""
+        if digests == self._digests and all(
+            self._contexts.get(t, c) == c for t, c in contexts.items()
+        ):
+            # The inputs are those keep() keyed against: its keys stand (7,574
+            # SHA-256s of torch's -t all not made twice).
+            keys = self._keys
+        else:
+            keys = {}
+        return {
+            path: keys.get(path) or file_key(contexts[target], path, local)
+            for path, (target, local) in self._locals.items()
+            if target in contexts
+        }
 
 
 def _expected_bytes(

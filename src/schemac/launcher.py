@@ -19,6 +19,14 @@ def main(argv: Sequence[str] | None = None, *, cache_code: bool = False) -> int:
     """``cache_code``: compile attrs' class methods through the cache of
     Note [Cached attrs methods] (the console script; not for importers)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    from schemac.rebuild.fingerprint import OneCommand
+
+    # The check and the compile's record share one run key (OneCommand).
+    with OneCommand():
+        return _main(arguments, cache_code)
+
+
+def _main(arguments: list[str], cache_code: bool) -> int:
     from schemac.rebuild.noop import up_to_date
 
     if up_to_date(arguments):

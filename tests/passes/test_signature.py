@@ -121,3 +121,20 @@ def test_family_key_partitions_like_signature_key(real_module: Module) -> None:
         "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)"
     )
     assert family_key(p) == family_key(p_)
+
+
+def test_view_copy_key_of_the_family_key_partitions_like_the_view_signature(
+    real_module: Module,
+) -> None:
+    """group-views buckets by it: a view pairs with the copy twin its IR view signature names."""
+    from schemac.ir.signature import view_signature_key
+    from schemac.passes.derivatives_signature import view_copy_key
+
+    cheap: dict[object, list[str]] = {}
+    reference: dict[object, list[str]] = {}
+    for f in real_module.functions:
+        cheap.setdefault(view_copy_key(f.func.family_key), []).append(str(f.name))  # type: ignore[arg-type]
+        reference.setdefault(view_signature_key(f.func), []).append(str(f.name))
+    assert list(cheap.values()) == list(reference.values())
+    assert any(any(n.split(".")[0].endswith("_copy") for n in names) for names in cheap.values())
+    assert any(len(names) > 1 for names in cheap.values() if any("_copy" in n for n in names))

@@ -14,7 +14,7 @@ import pytest
 
 from schemac import launcher
 from schemac.backends.output.commit import CommitReport
-from schemac.rebuild import noop, state
+from schemac.rebuild import fingerprint, noop, state
 from schemac.rebuild.fingerprint import STATE_FORMAT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -358,3 +358,23 @@ def test_a_kept_file_edited_while_the_compile_runs_is_not_trusted(
     assert launcher.main(argv) == 0
     capsys.readouterr()
     assert _files(out) == _files(cold)
+
+
+def test_the_check_and_the_record_share_one_run_key(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # OneCommand: a run the check sends the full way reuses the check's key
+    # (hashing schemac's package once), and no key outlives its command.
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    yaml = toy / "native_functions.yaml"
+    yaml.write_text(yaml.read_text() + "# an edit\n")
+    made: list[object] = []
+    real = fingerprint.run_key
+    monkeypatch.setattr(fingerprint, "run_key", lambda *a: made.append(a) or real(*a))
+    assert launcher.main(argv) == 0
+    assert len(made) == 1
+    assert fingerprint.command_run_key(argv) == real(argv)
+    assert len(made) == 2  # outside a command nothing is remembered
+    assert noop.up_to_date(argv)  # the shared key is the one the next check computes

@@ -26,8 +26,9 @@ from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName, OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import SchemaKind
-from schemac.ir.signature import SignatureKey, signature, view_signature_key
+from schemac.ir.signature import signature
 from schemac.passes.base import Pass, PassContext
+from schemac.passes.derivatives_signature import FamilyKey, SignatureKey, view_copy_key
 from schemac.passes.function_checks import first_span
 from schemac.passes.generate import is_view_op
 
@@ -46,10 +47,15 @@ class GroupViews(Pass):
 
     def run(self, ctx: PassContext, module: Module) -> Module:
         sink = DiagnosticSink()
+        # Keyed by the view signature made from the schema's family key (equal
+        # exactly when the IR view signatures are, see view_copy_key), which
+        # grouping computed already: building each view signature's name and
+        # argument list was half of this pass.
         buckets: dict[SignatureKey, dict[ViewKind | SchemaKind, NativeFunction]] = {}
         for f in module.functions:
             kind = _view_kind(f, sink)
-            bucket = buckets.setdefault(view_signature_key(f.func), {})
+            plain: FamilyKey = f.func.family_key  # type: ignore[assignment]
+            bucket = buckets.setdefault(view_copy_key(plain), {})
             if kind in bucket:
                 sink.error(
                     f.span_of("func"),

@@ -92,3 +92,42 @@ def run_key(argv: Sequence[str], cwd: str | None = None) -> str:
         data = piece.encode("utf-8", "surrogateescape")
         digest.update(len(data).to_bytes(8, "little") + data)
     return digest.hexdigest()
+
+
+#: (working directory, *argv) -> run key, while :class:`OneCommand` lasts.
+_REMEMBERED: dict[tuple[str, ...], str] = {}
+_ONE_COMMAND: list[bool] = []
+
+
+class OneCommand:
+    """While one ``schemac`` command runs, :func:`command_run_key` computes each key once.
+
+    The no-op check and, when it fails, the compile's record both need the
+    run key of the same command line; computing it hashes schemac's whole
+    package (~10 ms).  :func:`schemac.launcher.main` runs the command inside
+    this context, so the record reuses the key the check made a few
+    milliseconds earlier: the key is still taken before the compile reads
+    anything.  Outside it (tests and other importers calling the CLI
+    directly, maybe after editing schemac's files) every call computes the key
+    afresh, and leaving it forgets every key: a long-lived process never
+    carries one from command to command.
+    """
+
+    def __enter__(self) -> None:
+        _ONE_COMMAND.append(True)
+
+    def __exit__(self, *exc: object) -> None:
+        _ONE_COMMAND.pop()
+        if not _ONE_COMMAND:
+            _REMEMBERED.clear()
+
+
+def command_run_key(argv: Sequence[str]) -> str:
+    """:func:`run_key` of ``argv`` in the working directory, once per :class:`OneCommand`."""
+    if not _ONE_COMMAND:
+        return run_key(argv)
+    words = (os.path.abspath(os.getcwd()), *argv)
+    key = _REMEMBERED.get(words)
+    if key is None:
+        key = _REMEMBERED[words] = run_key(argv)
+    return key

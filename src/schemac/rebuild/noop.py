@@ -14,7 +14,7 @@ import os
 import sys
 import time
 
-from schemac.rebuild.fingerprint import run_key
+from schemac.rebuild.fingerprint import command_run_key
 from schemac.rebuild.state import up_to_date_files
 
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
@@ -73,7 +73,7 @@ def up_to_date(argv: Sequence[str]) -> bool:
     if _commit_pending(out):
         return False
     start = time.perf_counter()
-    files = up_to_date_files(out, lambda: run_key(argv))
+    files = up_to_date_files(out, lambda: command_run_key(argv))
     if files is None:
         return False
     sys.stdout.write(summary(path_text(out), files) + "\n")

@@ -82,11 +82,12 @@ class CommitReport:
         )
 
 
-def read_manifest(out_dir: Path) -> dict[str, str]:
+def read_manifest(out_dir: Path, known: Collection[str] = frozenset()) -> dict[str, str]:
     """path -> target of the files a previous run recorded; {} if there is none.
 
     Lines that are not a valid ``target<TAB>path`` entry are ignored rather
-    than trusted: the manifest decides what gets deleted.
+    than trusted: the manifest decides what gets deleted.  ``known``: paths
+    already checked as output paths (this run's files), not checked again.
     """
     try:
         text = (out_dir / MANIFEST_NAME).read_text(encoding="utf-8")
@@ -98,7 +99,7 @@ def read_manifest(out_dir: Path) -> dict[str, str]:
         if not line or line.startswith("#"):
             continue
         target, sep, path = line.partition("\t")
-        if sep and check_output_path(path) is None:
+        if sep and (path in known or check_output_path(path) is None):
             entries[path] = target
     return entries
 
@@ -185,8 +186,9 @@ def _commit_staged(
     release: str | None = None,
     kept: Collection[tuple[str, str]] = (),
 ) -> CommitReport:
-    previous = read_manifest(out_dir)
     produced = {f.path for f in files} | {path for path, _ in kept}
+    # This run's paths passed check_output_path when they were added (OutputSet).
+    previous = read_manifest(out_dir, produced)
     # A first compile has nothing to compare with: no failing stat per file.
     first_compile = not out_dir.is_dir()
     created = sorted(p for p, s in status.items() if s == CREATED)
