@@ -29,8 +29,10 @@ pytestmark = pytest.mark.torch
 #: functionalization render their per-operator pieces as fragments (Note
 #: [Fragment reuse]): cpu a plain key, meta and composite the wrappers every
 #: structured group gets (generated Meta and CompositeExplicitAutogradNonFunctional
-#: kernels, where groups cross operators).
-TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization"
+#: kernels, where groups cross operators); python reads deprecated.yaml and renders
+#: its bindings, grouped by name across entries, in buckets of fragments (Note
+#: [Fragment buckets]).
+TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization,python"
 #: Bookkeeping, not output: the state and the fragment cache.
 BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
 
