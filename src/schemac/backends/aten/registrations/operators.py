@@ -9,7 +9,10 @@ the top, ``redispatch`` continues below the given key set.
 
 Sharded by root name into 5 files plus ``OperatorsEverything.cpp``, like
 PyTorch's build expects; this backend answers the ``headers`` target beside
-the header backend.
+the header backend.  The definitions are printed in buckets of fragments
+(Note [Fragment buckets] in :mod:`schemac.backends.buckets`): an operator's
+text is a function of its function alone, and ~13 us each is too little to
+pay for a fragment of its own.
 """
 
 from __future__ import annotations
@@ -23,8 +26,10 @@ from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.registry import EmitOptions
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
@@ -74,15 +79,33 @@ def _view(
     return OperatorsFileView(note, tuple(headers), tuple(definitions[id(f)] for f in functions))
 
 
+def _render_bucket(views: ViewTable, inputs: tuple[str, tuple[NativeFunction, ...]]) -> str:
+    """A bucket of :func:`operator_definitions` (Note [Fragment buckets])."""
+    return "".join(operator_definitions(f, views) + SEPARATOR for f in inputs[1])
+
+
 def operators_files(
-    module: Module, templates: Templates, views: ViewTable | None = None
+    module: Module,
+    templates: Templates,
+    views: ViewTable | None = None,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``views``: the run's view table, if other emitters share it."""
+    """``views``: the run's view table, if other emitters share it;
+    ``fragments``: where the definitions are printed (the target's)."""
     views = ViewTable() if views is None else views
     files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
     sources = native_sources(module)
     # Printed once each; a function's shard and the Everything file share the text.
-    definitions = {id(f): operator_definitions(f, views) for f in module.functions}
+    functions = module.functions
+    texts = bucketed_texts(
+        Fragments() if fragments is None else fragments,
+        _render_bucket,
+        "operators",
+        functions,
+        [str(f.func.name) for f in functions],
+        views,
+    )
+    definitions = {id(f): text for f, text in zip(functions, texts, strict=True)}
     shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)
     for index, shard in enumerate(shards):
         view = _view(shard, definitions, f", shard {index + 1} of {NUM_SHARDS}")
@@ -103,7 +126,7 @@ class OperatorsBackend:
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         with module_frozen():
             views = aten_run_state(module, options).views
-            return tuple(operators_files(module, Templates(PACKAGE), views))
+            return tuple(operators_files(module, Templates(PACKAGE), views, options.fragments))
 
 
 BACKEND = OperatorsBackend()
