@@ -62,14 +62,18 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+#: The no-op check's stat record differs by design; the fragment cache (Operators.cpp's
+#: pieces) is trusted only when the state's SHA-256 says it is the one the state was written
+#: with, so a kill may leave either run's (or none) beside either tree.
+_BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
+
+
 def _tree(root: Path) -> dict[str, bytes]:
-    """Every file's bytes; the no-op check's stat record (``.schemac-state``) and the
-    fragment cache beside it (``.schemac-fragments``, moved in after the commit, used
-    only if the state names its digest) differ by design."""
+    """Every output file's bytes (not the bookkeeping)."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and p.name not in (".schemac-state", ".schemac-fragments")
+        if p.is_file() and p.name not in _BOOKKEEPING
     }
 
 
@@ -80,6 +84,13 @@ def _beside(out: Path) -> list[str]:
     return sorted(
         p.name for p in out.parent.iterdir() if p.name.startswith(places.prefix) and p.name != lock
     )
+
+
+def _left_by_the_commit(out: Path) -> list[str]:
+    """:func:`_beside` without the fragment cache's temporary, which a compile killed at any
+    point leaves (the next compile's recovery removes it): what the commit left."""
+    fragments = f"{OutPlaces.of(out).prefix}fragments-"
+    return [name for name in _beside(out) if not name.startswith(fragments)]
 
 
 def _argv(native: Path, tags: Path, out: Path) -> list[str]:
@@ -159,10 +170,7 @@ def test_kill_9_during_the_commit_leaves_the_old_or_the_new_tree(
         process.send_signal(signal.SIGKILL)
         process.wait()
         where = f"trial {trial}, killed {delay:.3f} s into a {length:.3f} s commit"
-        # The fragment cache's temporary (written during emission, moved into OUT
-        # after the commit) is only a cache: the next compile's recovery removes it.
-        beside = [name for name in _beside(out) if ".schemac-fragments-" not in name]
-        if beside == [Path(OutPlaces.of(out).commit).name]:
+        if _left_by_the_commit(out) == [Path(OutPlaces.of(out).commit).name]:
             # Killed during the moves (replayed now) or while removing the
             # finished commit directory (its journal gone first: nothing to replay).
             replayed = recover(str(out)) is not None

@@ -1,8 +1,8 @@
 """The aggregate headers of an edit run (Note [Fragment reuse]): each function's pieces of
-RedispatchFunctions.h, RegistrationDeclarations.h (TensorBody.h: torch's files, in
-test_incremental) and Operators_<n>.cpp are rendered again only when the function
-changed, and the views of the other functions are never computed; the files equal a
-cold compile's."""
+RedispatchFunctions.h and RegistrationDeclarations.h (TensorBody.h: torch's files, in
+test_incremental) are rendered again only when the function changed, and the C++ API
+views of the other functions are never computed; the files equal a cold compile's.
+(Operators_<n>.cpp's buckets: tests/rebuild/test_aten_fragments.py.)"""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import pytest
 
 from schemac import launcher
 from schemac.backends.aten.headers import pieces
-from schemac.backends.aten.registrations import operators
 from schemac.backends.aten.signatures.table import ViewTable
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +27,7 @@ AGGREGATES = (
 )
 
 #: (piece kind, function name) of every piece rendered, and every function
-#: whose dispatcher view was computed.
+#: whose C++ API view was computed.
 RENDERED: list[tuple[str, str]] = []
 VIEWED: list[str] = []
 
@@ -46,17 +45,14 @@ def _aggregates(out: Path) -> dict[str, bytes]:
 def counted(monkeypatch: pytest.MonkeyPatch) -> None:
     RENDERED.clear()
     VIEWED.clear()
-    real_dispatcher = ViewTable.dispatcher
+    real_cpp_group = ViewTable.cpp_group
 
-    def dispatcher(self: ViewTable, fn: Any) -> Any:
+    def cpp_group(self: ViewTable, fn: Any) -> Any:
         VIEWED.append(str(fn.func.name))
-        return real_dispatcher(self, fn)
+        return real_cpp_group(self, fn)
 
-    monkeypatch.setattr(ViewTable, "dispatcher", dispatcher)
-    for module, name, kind, of in (
-        (pieces, "function_pieces", "headers", lambda e: str(e.name)),
-        (operators, "operator_definitions", "operators", lambda f: str(f.func.name)),
-    ):
+    monkeypatch.setattr(ViewTable, "cpp_group", cpp_group)
+    for module, name, kind, of in ((pieces, "function_pieces", "headers", lambda e: str(e.name)),):
         real = getattr(module, name)
         counting = _Counting(kind, real, of)
         monkeypatch.setattr(module, name, counting)
@@ -84,7 +80,7 @@ def test_an_edit_renders_only_the_edited_functions_pieces(tmp_path: Path, counte
     out = tmp_path / "out"
     assert launcher.main(_argv(toy, out)) == 0
     first = len(RENDERED)
-    assert first > 30 and {kind for kind, _ in RENDERED} == {"headers", "operators"}
+    assert first > 15 and {kind for kind, _ in RENDERED} == {"headers"}
 
     RENDERED.clear()
     VIEWED.clear()
@@ -93,9 +89,9 @@ def test_an_edit_renders_only_the_edited_functions_pieces(tmp_path: Path, counte
     assert "float high=1.0) -> Tensor\n" in text
     path.write_text(text.replace("float high=1.0) -> Tensor\n", "float high=2.0) -> Tensor\n", 1))
     assert launcher.main(_argv(toy, out)) == 0
-    # clamp_range and its autogen'd out= variant, once per backend.
+    # clamp_range and its autogen'd out= variant, once each.
     edited = {"clamp_range", "clamp_range.out"}
-    assert {name for _, name in RENDERED} == edited and len(RENDERED) == 4
+    assert {name for _, name in RENDERED} == edited and len(RENDERED) == 2
     # No other function's views were computed (its files and pieces were kept).
     assert VIEWED and set(VIEWED) <= edited
     assert _aggregates(out) == _aggregates(_cold(toy, tmp_path / "cold"))

@@ -20,15 +20,16 @@ OLD = 1_000_000_000
 
 
 STATE = ".schemac-state"  # the no-op check's record of stat data: not an output
-#: The fragment cache beside the state (Note [Fragment reuse]): rewritten by every run.
-FRAGMENTS = ".schemac-fragments"
+#: The no-op check's record and the fragment cache (Note [Fragment reuse]): bookkeeping,
+#: rewritten by every run that is not a no-op.
+BOOKKEEPING = frozenset({STATE, ".schemac-fragments"})
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != STATE
+        if p.is_file() and p.name not in BOOKKEEPING
     }
 
 
@@ -47,7 +48,11 @@ def test_compile_writes_then_leaves_unchanged_files_alone(tmp_path: Path, capsys
         os.utime(path, (OLD, OLD))
     assert _compile(out) == 0
     assert f"0 created, 0 updated, {count} unchanged" in capsys.readouterr().out
-    assert all(p.stat().st_mtime == OLD for p in out.rglob("*") if p.is_file() and p.name != STATE)
+    assert all(
+        p.stat().st_mtime == OLD
+        for p in out.rglob("*")
+        if p.is_file() and p.name not in BOOKKEEPING
+    )
 
 
 def test_invalid_input_exits_1_and_leaves_out_as_it_was(tmp_path: Path, capsys) -> None:
@@ -193,7 +198,7 @@ def test_one_process_and_a_staging_helper_write_the_same_files(tmp_path: Path) -
     assert all(
         p.stat().st_mtime == OLD
         for p in outs["2"].rglob("*")
-        if p.is_file() and p.name not in (STATE, FRAGMENTS)
+        if p.is_file() and p.name not in BOOKKEEPING
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["j1", "j2"]
 

@@ -25,9 +25,14 @@ pytestmark = pytest.mark.torch
 
 #: A target of each kind of reads: schema and cpu read native_functions.yaml and
 #: tags.yaml, autograd derivatives.yaml too; headers defers its per-operator
-#: files (Note [File reuse]); declarations renders its entries as fragments
-#: (Note [Fragment reuse]).
-TARGETS = "headers,schema,cpu,autograd,declarations"
+#: files (Note [File reuse]); declarations, the registration targets and
+#: functionalization render their per-operator pieces as fragments (Note
+#: [Fragment reuse]): cpu a plain key, meta and composite the wrappers every
+#: structured group gets (generated Meta and CompositeExplicitAutogradNonFunctional
+#: kernels, where groups cross operators); python reads deprecated.yaml and renders
+#: its bindings, grouped by name across entries, in buckets of fragments (Note
+#: [Fragment buckets]).
+TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization,python"
 #: Bookkeeping, not output: the state and the fragment cache.
 BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
 

@@ -16,10 +16,13 @@ from schemac import launcher
 from schemac.backends.output.commit import CommitReport
 from schemac.rebuild import fingerprint, noop, state
 from schemac.rebuild.fingerprint import STATE_FORMAT
+from schemac.rebuild.fragments import FRAGMENTS_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
 STATE = state.STATE_NAME
+#: Bookkeeping, not output: the state and the fragment cache (cpu's wrappers are fragments).
+BOOKKEEPING = frozenset({STATE, FRAGMENTS_NAME})
 #: Enough targets for several backends and a manifest, few enough to keep compiles short.
 TARGETS = "schema,cpu"
 
@@ -52,7 +55,7 @@ def _files(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name != STATE
+        if p.is_file() and p.name not in BOOKKEEPING
     }
 
 

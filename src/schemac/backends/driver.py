@@ -128,24 +128,18 @@ class _Emission:
         self.on_file = on_file
         self.reuse = reuse
         self.kept: list[tuple[str, str]] = []
-        # One per target, shared by its files and its fragments (a function's
-        # digest is computed once however many of them read it); garbage
-        # after the target.
-        self._target = ""
-        self._fingerprints = Fingerprints()
-
-    def fingerprints(self, target: str) -> Fingerprints:
-        """The fingerprints of ``target``'s files and fragments."""
-        if target != self._target:
-            self._target, self._fingerprints = target, Fingerprints()
-        return self._fingerprints
+        # One per run, shared by deferred files and every target's fragments:
+        # one module, so each function is digested once (a few thousand
+        # remembered digests; the headers, registrations and declarations
+        # all read the same functions).
+        self.fingerprints = Fingerprints()
 
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
         if isinstance(file, Deferred):
             check_render(file)
             reuse = self.reuse
             if reuse is not None and reuse.keep(
-                target, file.path, self.fingerprints(target).local_key(backend, file)
+                target, file.path, self.fingerprints.local_key(backend, file)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
                 if self.output.add(GeneratedFile(file.path, "", target, file.span)):
@@ -181,7 +175,7 @@ def _emit_here(
             profile=profile,
             werror=werror,
             warnings=log,
-            fragments=Fragments(emission.reuse, target, emission.fingerprints(target)),
+            fragments=Fragments(emission.reuse, target, emission.fingerprints),
         )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:

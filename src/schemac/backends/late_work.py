@@ -42,7 +42,13 @@ from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
-from schemac.backends.reuse import Deferred, Fragments, FragmentStore, check_render
+from schemac.backends.reuse import (
+    Deferred,
+    Fingerprints,
+    Fragments,
+    FragmentStore,
+    check_render,
+)
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -126,6 +132,7 @@ def emit_late(
     memo = RunMemo()
     log: list[Diagnostic] = []
     used = None if store is None else _WorkerFragments(store)
+    fingerprints = Fingerprints()  # one module: each function digested once (driver._Emission)
     for target in targets:
         start = time.perf_counter()
         options = EmitOptions(
@@ -134,7 +141,7 @@ def emit_late(
             profile=reference_profile() if profile is None else profile,
             werror=late.werror,
             warnings=log,
-            fragments=Fragments(used, target),
+            fragments=Fragments(used, target, fingerprints),
         )
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:

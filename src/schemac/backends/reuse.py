@@ -115,9 +115,9 @@ class Fragments:
     ``SCHEMAC_NO_STATE``, library callers) every piece is rendered.
 
     Fragments are for pieces costly enough to beat their fingerprint; the
-    fingerprints of one target share their remembered values
-    (:class:`Fingerprints`), so a function's digest is computed once per
-    target however many pieces read it.
+    fingerprints of a run share their remembered values (the driver hands
+    every target's ``Fragments`` one :class:`Fingerprints`: one module, so one
+    digest per function however many targets and pieces read it).
     """
 
     def __init__(
@@ -126,7 +126,6 @@ class Fragments:
         target: str = "",
         fingerprints: Fingerprints | None = None,
     ) -> None:
-        """``fingerprints``: the target's, when its deferred files share them."""
         self._store = store
         self._target = target
         self._fingerprints = Fingerprints() if fingerprints is None else fingerprints

@@ -124,7 +124,7 @@ class FunctionalizationBackend:
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         policy = ReleasePolicy.of(options.profile)
         state = aten_run_state(module, options)
-        plan = functionalization_plan(module, policy, state.views)
+        plan = functionalization_plan(module, policy, state.views, options.fragments)
         if module.selection is not None:
             plan = Plan((), plan.views)
         sources = native_sources(module)

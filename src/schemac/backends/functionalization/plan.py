@@ -21,6 +21,11 @@ groups the passes built:
 The release profile's ``functionalization_hand_written`` list names the
 operators PyTorch functionalizes by hand (2.13: ``set_.source_Tensor``,
 ``lift``, ``resize_``, ``lift_fresh``); see :mod:`schemac.backends.release_policy`.
+
+A mutation kernel, the bulk of the printing, is a fragment (Note [Fragment
+reuse] in :mod:`schemac.backends.reuse`): its text is a function of the
+operator and its functional twin, the release policy and the view cache
+being fixed for the run.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from schemac.backends.functionalization.view_meta import (
 )
 from schemac.backends.functionalization.views import inplace_view_kernel, view_kernel
 from schemac.backends.release_policy import ReleasePolicy
+from schemac.backends.reuse import Fragments
 from schemac.ir.dispatch import COMPOSITE_IMPLICIT
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
@@ -73,10 +79,25 @@ class Plan:
 
 
 @attrs.frozen
+class _KernelContext:
+    """What a mutation kernel's render reads besides its two functions: fixed for the run."""
+
+    policy: ReleasePolicy
+    views: ViewTable
+
+
+def _render_mutation(context: _KernelContext, inputs: tuple[NativeFunction, NativeFunction]) -> str:
+    f, functional = inputs
+    return mutation_kernel(f, functional, context.policy, context.views)
+
+
+@attrs.frozen
 class _Context:
     module: Module
     policy: ReleasePolicy
     views: ViewTable
+    fragments: Fragments
+    kernels: _KernelContext
 
     def composite(self, f: NativeFunction) -> bool:
         return self.module.resolution(f.name).has_composite_implicit_autograd_kernel
@@ -112,7 +133,9 @@ def _family(ctx: _Context, group: VariantGroup) -> Item | None:
     return Item(
         root=root_name(functional.func),
         headers=_headers(members),
-        kernels=tuple(mutation_kernel(f, functional, ctx.policy, ctx.views) for f in mutating),
+        kernels=tuple(
+            ctx.fragments.text(_render_mutation, (f, functional), ctx.kernels) for f in mutating
+        ),
         registrations=tuple(_register_kernel(f) for f in mutating),
     )
 
@@ -154,8 +177,12 @@ def _view_group(ctx: _Context, group: ViewGroup, entry: ViewEntry | None) -> Ite
     return Item(root_name(view.func), _headers(everyone), tuple(kernels), registrations)
 
 
-def functionalization_plan(module: Module, policy: ReleasePolicy, views: ViewTable) -> Plan:
-    ctx = _Context(module, policy, views)
+def functionalization_plan(
+    module: Module, policy: ReleasePolicy, views: ViewTable, fragments: Fragments | None = None
+) -> Plan:
+    """``fragments``: where mutation kernels are printed (the target's, Note [Fragment reuse])."""
+    pieces = Fragments() if fragments is None else fragments
+    ctx = _Context(module, policy, views, pieces, _KernelContext(policy, views))
     items = [_family(ctx, g) for g in module.groups]
     entries = [(g, _view_entry(ctx, g)) for g in module.view_groups]
     items += [_view_group(ctx, g, entry) for g, entry in entries]

@@ -10,6 +10,8 @@ code can pick the matching unpack method later.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import attrs
 
 from schemac.backends.lazy import cached
@@ -92,6 +94,10 @@ def is_tensor_like(ty: Type) -> bool:
 # (dispatch.CallMemo) are keyed on arguments.
 @attrs.frozen(slots=False, cache_hash=True)
 class PythonArgument:
+    #: Note [Fragment reuse]: every ``eq`` field (set below the class), so that a
+    #: fingerprint encodes a shared argument once per run, not per signature.
+    reuse_fields: ClassVar[tuple[str, ...]]
+
     name: str
     type: Type
     #: The default as PyTorch's generator holds it (see :mod:`.defaults`), or None.
@@ -123,6 +129,9 @@ class PythonArgument:
     def type_text(self) -> str:
         """The schema type as written (``int[]``); overload ordering compares these."""
         return str(self.type)
+
+
+PythonArgument.reuse_fields = tuple(f.name for f in attrs.fields(PythonArgument) if f.eq)
 
 
 def out_argument(outputs: tuple[PythonArgument, ...]) -> PythonArgument | None:

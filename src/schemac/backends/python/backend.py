@@ -19,7 +19,7 @@ class PythonBindingsBackend:
     targets: tuple[str, ...] = ("python",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        return emit_python(module, options.profile)
+        return emit_python(module, options.profile, options.fragments)
 
 
 BACKEND = PythonBindingsBackend()

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 
 import attrs
 
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
@@ -42,6 +43,7 @@ from schemac.backends.python.node_getters import getters_text
 from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
 from schemac.backends.python.return_types import StructSeq, structseqs
 from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import AUTOGRAD, HostFile
 from schemac.ir.module import Module
@@ -79,14 +81,38 @@ class ReturnTypesView:
         return ", ".join(f'{{"{name}", ""}}' for name in seq.fields)
 
 
-def _file_view(
-    memo: CallMemo, bindings: Sequence[OperatorBinding], torch_function_test: str, **extra: str
-) -> BindingFileView:
+@attrs.frozen
+class _BindingContext:
+    """What every binding's render shares: the compile's memo and the release's spelling."""
+
+    memo: CallMemo
+    torch_function_test: str
+
+
+def _bindings_text(
+    context: _BindingContext, bucket: tuple[str, tuple[OperatorBinding, ...]]
+) -> str:
     # Each view is printed at once and dropped: only the text is kept.
-    texts = tuple(
-        binding_text(binding_view(b, memo), torch_function_test=torch_function_test)
-        for b in bindings
+    test = context.torch_function_test
+    return "".join(
+        binding_text(binding_view(b, context.memo), torch_function_test=test) + SEPARATOR
+        for b in bucket[1]
     )
+
+
+def _file_view(
+    pieces: Fragments,
+    context: _BindingContext,
+    label: str,
+    bindings: Sequence[OperatorBinding],
+    **extra: str,
+) -> BindingFileView:
+    # Note [Fragment buckets]: a binding's text is a function of its
+    # OperatorBinding (the name, the file, every overload with its signature
+    # and the merged, ordered parser entries: what grouping by name across
+    # entries and deprecated.yaml made of the module) and of the release.
+    names = [b.python_name for b in bindings]
+    texts = tuple(bucketed_texts(pieces, _bindings_text, label, bindings, names, context))
     forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
@@ -121,9 +147,14 @@ def binding_fillings(view: BindingFileView) -> dict[str, Filling]:
 
 
 def binding_files(
-    module: Module, all_bindings: PythonBindings, templates: Templates
+    module: Module,
+    all_bindings: PythonBindings,
+    templates: Templates,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
+    """``fragments``: where the bindings are rendered (Note [Fragment buckets])."""
     sources = module_sources(module, derivatives=True)
+    pieces = Fragments() if fragments is None else fragments
     memo = CallMemo(  # shared by the files of this compile only
         all_bindings.arguments,
         factory_methods_check_dispatch=all_bindings.factory_methods_check_dispatch,
@@ -131,6 +162,7 @@ def binding_files(
     test = (
         HAS_TORCH_FUNCTION if all_bindings.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
     )
+    context = _BindingContext(memo, test)
 
     def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
         # PyTorch's own template, when the host release's is given: it carries
@@ -142,7 +174,9 @@ def binding_files(
 
     yield render(
         "python_variable_methods.cpp.mako",
-        _file_view(memo, all_bindings.for_module(VARIABLE_METHODS), test),
+        _file_view(
+            pieces, context, VARIABLE_METHODS.filename, all_bindings.for_module(VARIABLE_METHODS)
+        ),
         VARIABLE_METHODS.filename,
     )
 
@@ -150,14 +184,16 @@ def binding_files(
     layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
     shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
     for index, shard in enumerate(shards):
-        view = _file_view(memo, shard, test, shard_id=f"_{index}")
-        yield render("python_torch_functions.cpp.mako", view, layout.shard_path(index))
+        path = layout.shard_path(index)
+        view = _file_view(pieces, context, path, shard, shard_id=f"_{index}")
+        yield render("python_torch_functions.cpp.mako", view, path)
 
     for target in SUBMODULES:
         view = _file_view(
-            memo,
+            pieces,
+            context,
+            target.filename,
             all_bindings.for_module(target),
-            test,
             qualified_name=target.qualified_name,
             short_name=target.python_module or "",
             module_object=target.module_object,
@@ -236,24 +272,29 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def emit_python(module: Module, profile: ReleaseProfile | None = None) -> list[GeneratedFile]:
+def emit_python(
+    module: Module, profile: ReleaseProfile | None = None, fragments: Fragments | None = None
+) -> list[GeneratedFile]:
     """The binding files and the named-tuple return types (functions only).
 
-    ``profile``: the target release's (the reference release's by default).
+    ``profile``: the target release's (the reference release's by default);
+    ``fragments``: where the bindings are rendered (Note [Fragment buckets]).
     """
     with _collector_paused():
         # Built in a function of its own, so that the bindings and their memos
         # (~30,000 objects the collector tracks) are freed by reference
         # counting when it returns, before the collector is resumed: its first
         # collection then walks the files, not them.
-        return _emit_python(module, profile)
+        return _emit_python(module, profile, fragments)
 
 
-def _emit_python(module: Module, profile: ReleaseProfile | None) -> list[GeneratedFile]:
+def _emit_python(
+    module: Module, profile: ReleaseProfile | None, fragments: Fragments | None
+) -> list[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
     bindings = python_bindings(module, profile)
     return [
-        *binding_files(module, bindings, templates),
+        *binding_files(module, bindings, templates, fragments),
         *return_type_files(module, bindings, templates),
     ]
 

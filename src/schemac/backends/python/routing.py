@@ -11,7 +11,7 @@ variants say.  Each :class:`BindingModule` is one output file.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 import attrs
 
@@ -23,6 +23,10 @@ _Item = TypeVar("_Item")
 
 @attrs.frozen
 class BindingModule:
+    #: Note [Fragment buckets]: every ``eq`` field (set below the class), so that a
+    #: fingerprint encodes each of the few modules once per run, not per binding.
+    reuse_fields: ClassVar[tuple[str, ...]]
+
     #: Output file name (``python_fft_functions.cpp``); sharded ones get ``_<i>``.
     filename: str
     #: ``python_module:`` value selecting it; None for ``torch`` and ``Tensor``.
@@ -51,6 +55,9 @@ class BindingModule:
     def static_methods(self) -> bool:
         """``torch.*`` functions are static methods of ``torch._C._VariableFunctions``."""
         return self.qualified_name == "torch"
+
+
+BindingModule.reuse_fields = tuple(f.name for f in attrs.fields(BindingModule) if f.eq)
 
 
 def _submodule(short: str, object_infix: str, init_infix: str) -> BindingModule:

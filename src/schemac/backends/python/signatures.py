@@ -17,6 +17,7 @@ docs/python.md for worked examples):
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import attrs
 
@@ -58,6 +59,11 @@ ArgumentMaker = Callable[[tuple[Argument, ...]], tuple[PythonArgument, ...]]
 # Not slotted: the signature texts below are computed once (see backends/lazy.py).
 @attrs.frozen(slots=False)
 class PythonSignature:
+    #: Note [Fragment reuse]: every ``eq`` field (set below the class), so that a
+    #: fingerprint encodes a signature once per run however many overloads,
+    #: parser entries and method forms share it.
+    reuse_fields: ClassVar[tuple[str, ...]]
+
     #: The operator's base name as Python sees it (``add``, ``add_``, ``__iadd__``).
     name: str
     input_args: tuple[PythonArgument, ...]
@@ -154,6 +160,9 @@ class PythonSignature:
             out.method,
             out.deprecated,
         )
+
+
+PythonSignature.reuse_fields = tuple(f.name for f in attrs.fields(PythonSignature) if f.eq)
 
 
 def python_argument(arg: Argument) -> PythonArgument:

@@ -9,7 +9,10 @@ the top, ``redispatch`` continues below the given key set.
 
 Sharded by root name into 5 files plus ``OperatorsEverything.cpp``, like
 PyTorch's build expects; this backend answers the ``headers`` target beside
-the header backend.
+the header backend.  The definitions are printed in buckets of fragments
+(Note [Fragment buckets] in :mod:`schemac.backends.buckets`): an operator's
+text is a function of its function alone, and ~13 us each is too little to
+pay for a fragment of its own.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from schemac.backends.aten.registrations.cpp import block, call
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.registry import EmitOptions
 from schemac.backends.reuse import Fragments
@@ -41,9 +45,8 @@ class OperatorsFileView:
     definitions: tuple[str, ...]
 
 
-def operator_definitions(views: ViewTable, f: NativeFunction) -> str:
-    """The handle factory, ``call`` and ``redispatch`` of one operator: a
-    fragment of the files (Note [Fragment reuse]), made from the function alone."""
+def operator_definitions(f: NativeFunction, views: ViewTable) -> str:
+    """The handle factory, ``call`` and ``redispatch`` of one operator."""
     name = unambiguous_name(f.func)
     sig = views.dispatcher(f)
     factory = f"create_{name}_typed_handle"
@@ -76,20 +79,33 @@ def _view(
     return OperatorsFileView(note, tuple(headers), tuple(definitions[id(f)] for f in functions))
 
 
+def _render_bucket(views: ViewTable, inputs: tuple[str, tuple[NativeFunction, ...]]) -> str:
+    """A bucket of :func:`operator_definitions` (Note [Fragment buckets])."""
+    return "".join(operator_definitions(f, views) + SEPARATOR for f in inputs[1])
+
+
 def operators_files(
     module: Module,
     templates: Templates,
     views: ViewTable | None = None,
     fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``views``: the run's view table, if other emitters share it; ``fragments``:
-    where each function's definitions are rendered (Note [Fragment reuse])."""
+    """``views``: the run's view table, if other emitters share it;
+    ``fragments``: where the definitions are printed (the target's)."""
     views = ViewTable() if views is None else views
-    pieces = Fragments() if fragments is None else fragments
     files = ShardedFile("ATen/Operators.cpp", NUM_SHARDS)
     sources = native_sources(module)
     # Printed once each; a function's shard and the Everything file share the text.
-    definitions = {id(f): pieces.text(operator_definitions, f, views) for f in module.functions}
+    functions = module.functions
+    texts = bucketed_texts(
+        Fragments() if fragments is None else fragments,
+        _render_bucket,
+        "operators",
+        functions,
+        [str(f.func.name) for f in functions],
+        views,
+    )
+    definitions = {id(f): text for f, text in zip(functions, texts, strict=True)}
     shards = sharded(module.functions, lambda f: root_name(f.func), NUM_SHARDS)
     for index, shard in enumerate(shards):
         view = _view(shard, definitions, f", shard {index + 1} of {NUM_SHARDS}")

@@ -10,6 +10,10 @@ per dispatch key.  Its layout, inside ``namespace at``:
 2. ``namespace <key>``: the direct-call functions (``at::cpu::add``) declared
    by the per-operator ``<op>_<key>_dispatch.h`` headers.
 
+Each item's wrapper texts are one fragment (Note [Fragment reuse] in
+:mod:`schemac.backends.reuse`): after an edit only the edited operators'
+wrappers are printed again; the files are then laid out from the pieces.
+
 Sharding (see docs/backends.md): items are whole operator families, keyed by
 root name (``add`` for ``add.Tensor``, ``add_`` and ``add.out``) so that one
 family's structured classes and headers stay in one file; the shard is picked
@@ -42,6 +46,7 @@ from schemac.backends.aten.registrations.wrappers import (
 )
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
@@ -107,6 +112,62 @@ def _wrapper_text(
     )
 
 
+@attrs.frozen
+class _KeyContext:
+    """What the wrappers of one key share that the run fixes: the key's traits
+    (a function of the key, which the inputs hold, and of the release profile)
+    and the view cache."""
+
+    traits: KeyTraits
+    views: ViewTable
+
+
+#: The inputs of one item's fragment: the key, the item (its wrappers: each
+#: function, kernel and structured group, which is where groups cross
+#: operators) and, under selective build, which wrappers are registered.
+_ItemInputs = tuple[str, PlannedItem, tuple[bool, ...] | None]
+
+
+def _render_item(context: _KeyContext, inputs: _ItemInputs) -> str:
+    """The wrapper texts of one item: a line of part lengths, then the parts
+    (:func:`_parse_item` reads them back)."""
+    _, item, registered = inputs
+    parts: list[str] = []
+    for number, wrapper in enumerate(item.wrappers):
+        register = registered is None or registered[number]
+        text = _wrapper_text(wrapper, context.traits, context.views, register)
+        parts += (text.namespace, text.definition)
+        parts.append("N" if text.registration is None else "R" + text.registration)
+        parts.append(str(len(text.direct_calls)))
+        parts += text.direct_calls
+    return " ".join(str(len(part)) for part in parts) + "\n" + "".join(parts)
+
+
+def _parse_item(text: str) -> tuple[_WrapperText, ...]:
+    """The wrapper texts :func:`_render_item` printed, read back."""
+    header, _, body = text.partition("\n")
+    parts: list[str] = []
+    start = 0
+    for length in map(int, header.split()):
+        parts.append(body[start : start + length])
+        start += length
+    texts = []
+    at = 0
+    while at < len(parts):
+        namespace, definition, registered, count = parts[at : at + 4]
+        calls = int(count)
+        texts.append(
+            _WrapperText(
+                namespace=namespace,
+                definition=definition,
+                registration=registered[1:] if registered[0] == "R" else None,
+                direct_calls=tuple(parts[at + 4 : at + 4 + calls]),
+            )
+        )
+        at += 4 + calls
+    return tuple(texts)
+
+
 def _registrations(texts: list[_WrapperText]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     by_namespace: dict[str, list[str]] = {}
     for text in texts:
@@ -141,14 +202,15 @@ def _item_texts(
     traits: KeyTraits,
     registered: frozenset[OperatorName] | None,
     views: ViewTable,
+    fragments: Fragments,
 ) -> dict[int, tuple[_WrapperText, ...]]:
-    return {
-        id(item): tuple(
-            _wrapper_text(w, traits, views, registered is None or w.name in registered)
-            for w in item.wrappers
-        )
-        for item in items
-    }
+    context = _KeyContext(traits, views)
+    texts = {}
+    for item in items:
+        flags = None if registered is None else tuple(w.name in registered for w in item.wrappers)
+        inputs: _ItemInputs = (traits.key, item, flags)
+        texts[id(item)] = _parse_item(fragments.text(_render_item, inputs, context))
+    return texts
 
 
 def register_key_files(
@@ -158,11 +220,13 @@ def register_key_files(
     views: ViewTable | None = None,
     index: PlanIndex | None = None,
     profile: ReleaseProfile | None = None,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
     """The shards and the Everything file of ``key`` (empty files if it has no kernels).
 
     ``views`` and ``index``: the run's view table and plan index, if the
-    caller shares them between keys; ``profile``: the target release's.
+    caller shares them between keys; ``profile``: the target release's;
+    ``fragments``: where each item's wrappers are printed (the target's).
     """
     views = ViewTable() if views is None else views
     traits = key_traits(key)
@@ -175,7 +239,8 @@ def register_key_files(
     registered = None if module.selection is None else frozenset(module.selection.selected)
     files = ShardedFile(f"ATen/Register{key}.cpp", NUM_SHARDS.get(key, 1))
     # Each wrapper is printed once; its shard and the Everything file share the text.
-    texts = _item_texts(items, traits, registered, views)
+    pieces = Fragments() if fragments is None else fragments
+    texts = _item_texts(items, traits, registered, views, pieces)
     helpers = helper_functions(traits)
     shards = sharded(items, lambda item: item.root_name, files.num_shards)
     for number, shard in enumerate(shards):

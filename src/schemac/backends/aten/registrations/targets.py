@@ -56,7 +56,13 @@ class RegistrationBackend:
             templates = state.templates(PACKAGE)
             for key in TARGET_KEYS[options.target]:
                 yield from register_key_files(
-                    module, key, templates, state.views, state.plan, options.profile
+                    module,
+                    key,
+                    templates,
+                    state.views,
+                    state.plan,
+                    options.profile,
+                    options.fragments,
                 )
 
 

@@ -14,6 +14,10 @@ generated here, in ``at::native``:
 Each kernel is registered like any other, through the dispatch table the
 resolution pass gave the generated operator (CompositeExplicitAutograd or
 ...NonFunctional); this file only defines them.
+
+Each kernel is a fragment (Note [Fragment reuse] in
+:mod:`schemac.backends.reuse`): the module is searched here for the functions
+(and kernel) it is made of, which are its inputs, and the render reads only those.
 """
 
 from __future__ import annotations
@@ -35,11 +39,13 @@ from schemac.backends.aten.signatures import (
 from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.output import GeneratedFile
 from schemac.backends.registry import EmitOptions
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.dispatch import COMPOSITE_EXPLICIT_NON_FUNCTIONAL
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
 from schemac.ir.native import NativeFunction
+from schemac.ir.resolved import Kernel
 from schemac.ir.types import TENSOR, ListType
 
 PACKAGE = "schemac.backends.aten.registrations"
@@ -61,7 +67,7 @@ class ViewCopyFileView:
     definitions: tuple[str, ...]
 
 
-def _view_copy_kernel(module: Module, group: ViewGroup) -> str | None:
+def _view_copy_kernel(module: Module, group: ViewGroup, fragments: Fragments) -> str | None:
     if group.view_copy is None:
         return None
     view, copy = module.find_function(group.view), module.find_function(group.view_copy)
@@ -72,6 +78,12 @@ def _view_copy_kernel(module: Module, group: ViewGroup) -> str | None:
     kernel = module.resolutions[copy.func.name].dispatch.get(COMPOSITE_EXPLICIT_NON_FUNCTIONAL)
     if kernel is None:
         return None
+    return fragments.text(_render_view_copy, (view, copy, kernel)) or None
+
+
+def _render_view_copy(context: None, inputs: tuple[NativeFunction, NativeFunction, Kernel]) -> str:
+    """The ``{view}_copy`` kernel, or "" when the view's return cannot be cloned."""
+    view, copy, kernel = inputs
     sig = native_signature(copy, kernel=kernel.name)
     if str(copy.func.name) == "view_copy":
         return block(sig.defn(), _VIEW_COPY_BODY)
@@ -89,7 +101,7 @@ def _view_copy_kernel(module: Module, group: ViewGroup) -> str | None:
             "return out_clone;",
         ]
     else:
-        return None
+        return ""
     return block(sig.defn(), body)
 
 
@@ -101,7 +113,7 @@ def _returning(returns: C.CType, count: int, names: list[str]) -> str:
     return f"return {returns}({', '.join(names)});"
 
 
-def _functional_kernel(module: Module, group: VariantGroup) -> str | None:
+def _functional_kernel(module: Module, group: VariantGroup, fragments: Fragments) -> str | None:
     functional = module.find_function(group.functional)
     if functional is None or not functional.generated:
         return None
@@ -109,6 +121,15 @@ def _functional_kernel(module: Module, group: VariantGroup) -> str | None:
     target = next((f for f in targets if f is not None and not f.generated), None)
     if target is None:
         return None
+    out = module.find_function(group.out)
+    return fragments.text(_render_functional, (functional, target, out))
+
+
+def _render_functional(
+    context: None, inputs: tuple[NativeFunction, NativeFunction, NativeFunction | None]
+) -> str:
+    """The generated functional variant calling ``target`` (in-place or mutable) on clones."""
+    functional, target, out = inputs
     sig = dispatcher_signature(functional)
     target_sig = dispatcher_signature(target)
     clones: list[str] = []
@@ -128,7 +149,6 @@ def _functional_kernel(module: Module, group: VariantGroup) -> str | None:
         if alias is None
     ]
     names = fresh + [value[0] for value in extra.values()]
-    out = module.find_function(group.out)
     symint = out is not None and has_symint(out.func)
     name = sig.name + ("_symint" if symint else "")
     body = [*clones, result + call(f"at::_ops::{unambiguous_name(target.func)}::call", args) + ";"]
@@ -136,10 +156,16 @@ def _functional_kernel(module: Module, group: VariantGroup) -> str | None:
     return block(sig.defn(name), [line for line in body if line])
 
 
-def _out_kernel(module: Module, group: VariantGroup) -> str | None:
+def _out_kernel(module: Module, group: VariantGroup, fragments: Fragments) -> str | None:
     out, functional = module.find_function(group.out), module.find_function(group.functional)
     if out is None or functional is None or not out.generated:
         return None
+    return fragments.text(_render_out, (out, functional))
+
+
+def _render_out(context: None, inputs: tuple[NativeFunction, NativeFunction]) -> str:
+    """The generated out= variant: the functional call, copied into the out arguments."""
+    out, functional = inputs
     sig = dispatcher_signature(out)
     extra: dict[str, tuple[str, C.CType]] = {}
     if functional.func.arguments.tensor_options is not None and out.func.arguments.out:
@@ -187,10 +213,12 @@ def _headers(module: Module) -> Iterator[str]:
                 yield from both(f)
 
 
-def view_copy_file_view(module: Module) -> ViewCopyFileView:
-    definitions = [_view_copy_kernel(module, g) for g in module.view_groups]
-    definitions += [_functional_kernel(module, g) for g in module.groups]
-    definitions += [_out_kernel(module, g) for g in module.groups]
+def view_copy_file_view(module: Module, fragments: Fragments | None = None) -> ViewCopyFileView:
+    """``fragments``: where each kernel is printed (the target's; Note [Fragment reuse])."""
+    pieces = Fragments() if fragments is None else fragments
+    definitions = [_view_copy_kernel(module, g, pieces) for g in module.view_groups]
+    definitions += [_functional_kernel(module, g, pieces) for g in module.groups]
+    definitions += [_out_kernel(module, g, pieces) for g in module.groups]
     return ViewCopyFileView(
         headers=tuple(sorted(set(_headers(module)))),
         definitions=tuple(d for d in definitions if d is not None),
@@ -208,7 +236,7 @@ class ViewCopyBackend:
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         text = Templates(PACKAGE).render(
             "CompositeViewCopyKernels.cpp.mako",
-            view_copy_file_view(module),
+            view_copy_file_view(module, options.fragments),
             sources=native_sources(module),
         )
         return (GeneratedFile("ATen/CompositeViewCopyKernels.cpp", text),)
