@@ -19,7 +19,7 @@ import attrs
 
 from schemac.backends.driver import CompileResult
 from schemac.backends.output import MANIFEST_NAME, CommitReport
-from schemac.backends.registry import SOURCE_KINDS, target_reads
+from schemac.backends.registry import SOURCE_KINDS, unit_reads
 from schemac.ir.module import SourceFiles
 from schemac.rebuild.fingerprint import command_run_key
 from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, StoredFragments
@@ -47,10 +47,11 @@ def _covered_paths(sources: SourceFiles | None) -> frozenset[str]:
 
 
 def _unread_paths(target: str, sources: SourceFiles | None) -> frozenset[str]:
-    """The module input files none of ``target``'s backends reads (Note [Target reuse])."""
+    """The module input files none of ``target``'s backends reads (Note [Target reuse]);
+    for a fragment unit (``target/backend``), those that backend does not read."""
     if sources is None:
         return frozenset()
-    reads = target_reads(target)
+    reads = unit_reads(target)
     paths = {kind: getattr(sources, kind) for kind in SOURCE_KINDS}
     read = {os.path.abspath(p) for kind, p in paths.items() if p and kind in reads}
     return (
@@ -85,7 +86,8 @@ class Recording:
         self._stored: StoredFragments | None = None
         #: This run's, written beside OUT as they come.
         self._writer: FragmentWriter | None = None
-        self._fragment_targets: set[str] = set()
+        #: The fragment units (Note [Fragment reuse]) this run recorded pieces of.
+        self._fragment_units: set[str] = set()
 
     def stop(self) -> None:
         """The compile is over, recorded or not: nothing of it stays beside OUT."""
@@ -123,29 +125,30 @@ class Recording:
         key = self._keys[path] = file_key(context, path, local)
         return file_intact(previous, self._out, target, path, key)
 
-    def fragment(self, target: str, local: str) -> str | None:
+    def fragment(self, unit: str, local: str) -> str | None:
         """:class:`~schemac.backends.reuse.FragmentStore`: the last run's text for
-        ``local`` if it was rendered in the context ``target`` has now."""
+        ``local`` if it was rendered in the context ``unit`` (``target/backend``,
+        keyed on the files that backend reads) has now."""
         previous = self._previous
         if previous is None or previous.fragments is None:
             return None
-        context = self._contexts.get(target)
+        context = self._contexts.get(unit)
         if context is None:
-            context = self._contexts[target] = self._context(target, self._digests)
-        if previous.fragment_contexts.get(target) != context:
+            context = self._contexts[unit] = self._context(unit, self._digests)
+        if previous.fragment_contexts.get(unit) != context:
             return None
         if self._stored is None:
             self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
-        return self._stored.get(target, local)
+        return self._stored.get(unit, local)
 
-    def remember(self, target: str, local: str, text: str) -> None:
+    def remember(self, unit: str, local: str, text: str) -> None:
         if self._writer is None:
             try:
                 self._writer = FragmentWriter(str(self.out_dir))
             except OSError:
                 return  # only a cache
-        self._writer.add(target, local, text)
-        self._fragment_targets.add(target)
+        self._writer.add(unit, local, text)
+        self._fragment_units.add(unit)
 
     def _context(self, target: str, digests: Mapping[str, str]) -> str:
         unread = _unread_paths(target, self._sources) | _covered_paths(self._sources)
@@ -227,7 +230,7 @@ class Recording:
             for t, paths in self.reused.items()
             for p in paths
         ]
-        self._carry_fragments(contexts)
+        self._carry_fragments(digests)
         # Renamed into OUT before the state lists OUT's parent (the temporary is there).
         fragments = None if self._writer is None else self._writer.commit(str(self.out_dir))
         self._writer = None
@@ -246,23 +249,24 @@ class Recording:
             units=units,
             unchanged={p: records[p] for p in kept if p in records},
             fragments=fragments,
-            fragment_contexts={t: contexts[t] for t in self._fragment_targets if t in contexts},
+            fragment_contexts={u: self._context(u, digests) for u in self._fragment_units},
         )
 
-    def _carry_fragments(self, contexts: Mapping[str, str]) -> None:
-        """A reused target rendered nothing: its fragments of the last run stay
-        valid (same context) for the run that next emits it."""
+    def _carry_fragments(self, digests: Mapping[str, str]) -> None:
+        """A reused target rendered nothing: its backends' fragments of the last run
+        stay valid (same context) for the run that next emits it."""
         previous = self._previous
         if previous is None or previous.fragments is None:
             return
-        for target in sorted(self.reused):
-            context = previous.fragment_contexts.get(target)
-            if context is None or contexts.get(target) != context:
+        for unit, context in sorted(previous.fragment_contexts.items()):
+            if unit.partition("/")[0] not in self.reused:
+                continue
+            if self._context(unit, digests) != context:
                 continue
             if self._stored is None:
                 self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
-            for local, text in self._stored.of_target(target):
-                self.remember(target, local, text)
+            for local, text in self._stored.of_target(unit):
+                self.remember(unit, local, text)
 
     def _file_keys(self, contexts: Mapping[str, str], digests: Mapping[str, str]) -> dict[str, str]:
         """path -> file key of each deferred file of the targets of ``contexts``

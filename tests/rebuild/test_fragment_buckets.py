@@ -130,3 +130,26 @@ def test_an_edit_renders_the_edited_bindings_bucket_and_matches_a_cold_run(
     assert incremental != before
     assert launcher.main(_argv(toy, tmp_path / "cold")) == 0
     assert incremental == _python_files(tmp_path / "cold")
+
+
+def test_a_derivatives_edit_renders_no_binding(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The python target's node getters read derivatives.yaml, its bindings do not:
+    # fragments are kept per backend, keyed on the files that backend reads.
+    toy = tmp_path / "toy"
+    shutil.copytree(TOY, toy)
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out), "--derivatives", str(toy / "derivatives.yaml")]
+    monkeypatch.setattr(emit, "_bindings_text", _counting_bindings)
+    assert launcher.main(argv) == 0
+    derivatives = toy / "derivatives.yaml"
+    text = derivatives.read_text()
+    assert "self: grad" in text
+    derivatives.write_text(text.replace("self: grad", "self: grad * 1", 1))
+    RENDERED.clear()
+    assert launcher.main(argv) == 0
+    assert RENDERED == []
+    cold = tmp_path / "cold"
+    assert launcher.main([*_argv(toy, cold), "--derivatives", str(derivatives)]) == 0
+    assert _python_files(out) == _python_files(cold)

@@ -25,7 +25,7 @@ from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.output.staging import InlineStager
-from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.backends.registry import EmitOptions, RunMemo, backends_for, fragment_unit
 from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
 from schemac.diagnostics import Diagnostic
 from schemac.ir.module import Module
@@ -175,11 +175,12 @@ def _emit_here(
             profile=profile,
             werror=werror,
             warnings=log,
-            fragments=Fragments(emission.reuse, target, emission.fingerprints),
         )
         entries = [entry for entry in backends_for(target) if entry.name not in skipped]
         for entry in entries:
-            for file in entry.load().emit(module, options):
+            unit = fragment_unit(target, entry.name)
+            fragments = Fragments(emission.reuse, unit, emission.fingerprints)
+            for file in entry.load().emit(module, attrs.evolve(options, fragments=fragments)):
                 emission.add(entry.name, target, file)
         if timings is not None and entries:
             timings.append((target, time.perf_counter() - start))

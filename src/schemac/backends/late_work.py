@@ -41,7 +41,7 @@ import attrs
 from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.registry import EmitOptions, RunMemo, backends_for
+from schemac.backends.registry import EmitOptions, RunMemo, backends_for, fragment_unit
 from schemac.backends.reuse import (
     Deferred,
     Fingerprints,
@@ -141,11 +141,11 @@ def emit_late(
             profile=reference_profile() if profile is None else profile,
             werror=late.werror,
             warnings=log,
-            fragments=Fragments(used, target, fingerprints),
         )
         entries = [e for e in backends_for(target) if e.name in late.backends]
         for entry in entries:
-            for file in entry.load().emit(module, options):
+            pieces = Fragments(used, fragment_unit(target, entry.name), fingerprints)
+            for file in entry.load().emit(module, attrs.evolve(options, fragments=pieces)):
                 if isinstance(file, Deferred):  # no reuse in the worker: rendered
                     check_render(file)
                     file = file.made()

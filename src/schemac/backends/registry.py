@@ -332,6 +332,21 @@ def target_reads(target: str) -> frozenset[str]:
     )
 
 
+def fragment_unit(target: str, backend: str) -> str:
+    """Whose context a backend's fragments are kept in (Note [Fragment reuse]): the
+    target and the backend, so that each is keyed on the files that backend reads."""
+    return f"{target}/{backend}"
+
+
+def unit_reads(unit: str) -> frozenset[str]:
+    """The input files a fragment unit (:func:`fragment_unit`) or a target reads."""
+    target, _, backend = unit.partition("/")
+    if not backend:
+        return target_reads(target)
+    entry = next((e for e in backends_for(target) if e.name == backend), None)
+    return target_reads(target) if entry is None else frozenset(entry.reads or SOURCE_KINDS)
+
+
 def required_facts(targets: Iterable[str]) -> frozenset[str]:
     """The IR facts the backends of ``targets`` read (what the pass pipeline must provide)."""
     return frozenset(fact for t in targets for entry in backends_for(t) for fact in entry.requires)
