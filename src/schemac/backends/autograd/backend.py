@@ -26,7 +26,6 @@ from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
-from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -37,17 +36,11 @@ TEMPLATES_PACKAGE = "schemac.backends.autograd"
 
 
 def emit_autograd(
-    module: Module,
-    *,
-    parallel: bool = False,
-    profile: ReleaseProfile | None = None,
-    fragments: Fragments | None = None,
+    module: Module, *, parallel: bool = False, profile: ReleaseProfile | None = None
 ) -> list[GeneratedFile]:
     """Every file of the target, in one order whether or not ``parallel``.
 
     ``profile``: the target release's (the reference release's by default).
-    ``fragments``: where the kernels of each VariableType, ADInplaceOrViewType
-    and TraceType shard are printed (Note [Kernel shard fragments]).
 
     With ``parallel`` the files are made in two halves of about equal CPU time
     (measured on torch's files: ~0.12-0.13 s each, after the ~0.045 s of plans both
@@ -57,9 +50,6 @@ def emit_autograd(
     sources = module_sources(module, derivatives=True)
     policy = AutogradPolicy.of(reference_profile() if profile is None else profile)
     plans = operator_plans(module, policy)
-    # A fragment rendered in the forked half is not recorded for the next run
-    # (Note [Fragment reuse]), so that half prints its kernels in full.
-    forked_fragments = None if parallel else fragments
 
     def nodes_views_trace() -> tuple[list[GeneratedFile], list[GeneratedFile]]:
         views = node_views(module, policy)
@@ -67,12 +57,7 @@ def emit_autograd(
         rest = [
             *view_funcs_files(templates, plans, sources, OUTPUT_DIR),
             *trace_files(
-                templates,
-                plans,
-                sources,
-                OUTPUT_DIR,
-                policy.shards("trace_type", TRACE_SHARDS),
-                forked_fragments,
+                templates, plans, sources, OUTPUT_DIR, policy.shards("trace_type", TRACE_SHARDS)
             ),
             *factories_files(templates, module, sources, OUTPUT_DIR),
         ]
@@ -86,9 +71,8 @@ def emit_autograd(
                 sources,
                 OUTPUT_DIR,
                 policy.shards("variable_type", VARIABLE_TYPE_SHARDS),
-                fragments,
             ),
-            *inplace_or_view_files(templates, plans, sources, OUTPUT_DIR, fragments),
+            *inplace_or_view_files(templates, plans, sources, OUTPUT_DIR),
         ]
 
     if not parallel:
@@ -117,12 +101,7 @@ class AutogradBackend:
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return emit_autograd(
-                module,
-                parallel=options.parallel,
-                profile=options.profile,
-                fragments=options.fragments,
-            )
+            return emit_autograd(module, parallel=options.parallel, profile=options.profile)
         finally:
             if was_enabled:
                 gc.enable()

@@ -11,20 +11,30 @@ namespace the kernels live in differ; :class:`KernelFamily` names those.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 import attrs
 
 from schemac.backends.autograd.kernel_texts import (
     Registrations,
-    printed_kernels,
+    kernel_texts,
     registrations_by_library,
-    shard_kernel_texts,
 )
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
-from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
+
+
+class RegisteredKernel(Protocol):
+    """What the registration line needs of a kernel view."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def schema_name(self) -> str: ...
+    @property
+    def namespace(self) -> str: ...
 
 
 @attrs.frozen
@@ -46,24 +56,11 @@ class KernelFamily:
     shards: int
     #: The C++ namespace the kernels are defined in (``TraceType``).
     cpp_namespace: str
-    #: The kernel's view, named ``plan.wrapper`` in ``plan.fn.namespace``.
-    kernel_of: Callable[[OperatorPlan], object]
+    kernel_of: Callable[[OperatorPlan], RegisteredKernel]
     #: The partial printing every kernel (see kernel_texts.py).
     kernels_template: str
     #: The template of one file, rendered with a :class:`KernelShardView`.
     file_template: str
-
-
-def _shard_kernels(
-    context: tuple[Templates, KernelFamily], inputs: tuple[str, tuple[OperatorPlan, ...]]
-) -> str:
-    """The kernels of one shard (Note [Kernel shard fragments]): a fragment's render.
-
-    The family is in the context (code, fixed for the run); its stem is the
-    fragment's label, so each family's fragments have their own keys."""
-    templates, family = context
-    views = [family.kernel_of(plan) for plan in inputs[1]]
-    return printed_kernels(templates, family.kernels_template, views)
 
 
 def kernel_shard_files(
@@ -72,34 +69,21 @@ def kernel_shard_files(
     chosen: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
-    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``fragments``: where each shard's kernels are printed (Note [Kernel shard fragments])."""
     files = ShardedFile(f"{directory}/{family.stem}.cpp", family.shards)
-    by_shard = _by_root_shard(chosen, family.shards)
     # Each kernel is built and printed once: it appears in its shard and in
     # the Everything file.
-    printed = shard_kernel_texts(
-        Fragments() if fragments is None else fragments,
-        _shard_kernels,
-        family.stem,
-        by_shard,
-        (templates, family),
-    )
-    texts = {
-        plan.schema_name: text
-        for shard, shard_texts in zip(by_shard, printed, strict=True)
-        for plan, text in zip(shard, shard_texts, strict=True)
-    }
-    # Every family's kernel is named and registered like this (``kernel_of``
-    # keeps the plan's wrapper name, schema name and namespace).
+    kernels = {plan.schema_name: family.kernel_of(plan) for plan in chosen}
+    printed = kernel_texts(templates, family.kernels_template, list(kernels.values()))
+    texts = dict(zip(kernels, printed, strict=True))
     entries = {
-        plan.schema_name: (
-            plan.fn.namespace,
-            f'm.impl("{plan.schema_name}", TORCH_FN({family.cpp_namespace}::{plan.wrapper}));',
+        name: (
+            k.namespace,
+            f'm.impl("{k.schema_name}", TORCH_FN({family.cpp_namespace}::{k.name}));',
         )
-        for plan in chosen
+        for name, k in kernels.items()
     }
+    del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = KernelShardView(
@@ -110,7 +94,7 @@ def kernel_shard_files(
         )
         return templates.render(family.file_template, view, sources=sources)
 
-    for index, shard in enumerate(by_shard):
+    for index, shard in enumerate(_by_root_shard(chosen, family.shards)):
         yield GeneratedFile(files.shard_path(index), render(str(index), shard))
     yield GeneratedFile(files.everything_path, render("Everything", chosen))
 

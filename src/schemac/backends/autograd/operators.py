@@ -17,8 +17,6 @@ is in one of the policy lists that still want a generated pass-through.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import attrs
 
 from schemac.backends.aten.signatures.conventions import Conventions
@@ -147,11 +145,6 @@ class OperatorPlan:
     element_args: tuple[tuple[str, str], ...] = ()
     #: The target release's lists (manual kernels, views, complex support...).
     policy: AutogradPolicy = attrs.field(factory=reference_policy, eq=False, repr=False)
-
-    #: What a kernel fragment's key covers (Note [File reuse]): every other
-    #: field is computed from ``fn`` by plan_of, and ``policy`` is the
-    #: release's (the run's context).  Also makes a run digest each plan once.
-    reuse_fields: ClassVar[tuple[str, ...]] = ("fn", "autograd", "is_abstract", "element_args")
 
     @cached
     def infos(self) -> tuple[DifferentiabilityInfo, ...]:

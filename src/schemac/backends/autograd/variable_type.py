@@ -15,12 +15,11 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.autograd.kernel_texts import printed_kernels, shard_kernel_texts
+from schemac.backends.autograd.kernel_texts import kernel_texts
 from schemac.backends.autograd.kernels import kernel_view
 from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
-from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 
@@ -75,26 +74,14 @@ def _shard_view(
     return VariableTypeShardView(label, headers, kernels, _registrations(plans))
 
 
-def _shard_kernels(templates: Templates, inputs: tuple[str, tuple[_Piece, ...]]) -> str:
-    """The kernels of one shard (Note [Kernel shard fragments]): a fragment's render."""
-    views = [kernel_view(plan, key) for plan, key in inputs[1]]
-    return printed_kernels(templates, "_variable_type_kernels.mako", views)
-
-
-#: What one kernel is made from: its function's plan and the autograd key.
-_Piece = tuple[OperatorPlan, str]
-
-
 def variable_type_files(
     templates: Templates,
     plans: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
     shards: int = NUM_SHARDS,
-    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``shards``: how many VariableType_<n>.cpp the release writes; ``fragments``:
-    where each shard's kernels are printed (Note [Kernel shard fragments])."""
+    """``shards``: how many VariableType_<n>.cpp the release writes."""
     chosen = tuple(p for p in plans if p.has_generated_autograd)
     yield GeneratedFile(
         f"{directory}/VariableType.h",
@@ -106,24 +93,11 @@ def variable_type_files(
         plan.schema_name: () if plan.uses_not_implemented_fallback else plan.autograd_keys
         for plan in chosen
     }
-    by_shard = sharded(chosen, lambda p: p.cpp_name, shards)
-    pieces = [
-        [(plan, key) for plan in shard for key in keys[plan.schema_name]] for shard in by_shard
-    ]
-    printed = shard_kernel_texts(
-        Fragments() if fragments is None else fragments,
-        _shard_kernels,
-        "VariableType",
-        pieces,
-        templates,
-    )
-    texts: dict[str, tuple[str, ...]] = {}
-    for shard, shard_texts in zip(by_shard, printed, strict=True):
-        kernels = iter(shard_texts)
-        for plan in shard:
-            texts[plan.schema_name] = tuple(next(kernels) for _ in keys[plan.schema_name])
+    views = [kernel_view(plan, key) for plan in chosen for key in keys[plan.schema_name]]
+    printed = iter(kernel_texts(templates, "_variable_type_kernels.mako", views))
+    texts = {name: tuple(next(printed) for _ in plan_keys) for name, plan_keys in keys.items()}
     files = ShardedFile(f"{directory}/VariableType.cpp", shards)
-    for index, shard in enumerate(by_shard):
+    for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, shards)):
         view = _shard_view(str(index), shard, texts)
         text = templates.render("VariableType.cpp.mako", view, sources=sources)
         yield GeneratedFile(files.shard_path(index), text)
