@@ -89,6 +89,11 @@ class Recording:
         #: The fragment units (Note [Fragment reuse]) this run recorded pieces of.
         self._fragment_units: set[str] = set()
 
+    @property
+    def incremental(self) -> bool:
+        """Whether OUT holds a state of this command that :meth:`plan_reuse` can use."""
+        return self._previous is not None
+
     def stop(self) -> None:
         """The compile is over, recorded or not: nothing of it stays beside OUT."""
         self.recorder.stop()

@@ -381,3 +381,46 @@ def test_the_check_and_the_record_share_one_run_key(
     assert fingerprint.command_run_key(argv) == real(argv)
     assert len(made) == 2  # outside a command nothing is remembered
     assert noop.up_to_date(argv)  # the shared key is the one the next check computes
+
+
+def test_a_rerun_over_a_recorded_out_runs_in_one_process(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # -j 2 would fork helpers for a module of any size (SERIAL_BELOW_FUNCTIONS = 0);
+    # a re-run after an edit, with no -j given, must not (cli_compile._jobs_for).
+    from schemac.backends import driver
+
+    monkeypatch.setattr(driver, "SERIAL_BELOW_FUNCTIONS", 0)
+    out = tmp_path / "out"
+    forks: list[int] = []
+    real_fork = os.fork
+
+    def counting_fork() -> int:
+        forks.append(1)
+        return real_fork()
+
+    monkeypatch.setattr(os, "fork", counting_fork)
+    if not hasattr(os, "fork") or driver.effective_jobs(None, _toy_module()) < 2:
+        pytest.skip("needs os.fork and two cores")
+
+    def argv(where: Path) -> list[str]:
+        # python and autograd: the late passes' worker is one of the helpers.
+        words = _argv(toy, where)
+        words[words.index(TARGETS)] = "python,autograd,schema"
+        return words
+
+    assert launcher.main(argv(out)) == 0
+    assert forks  # the cold compile used its helpers
+    forks.clear()
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# an edit\n")
+    assert launcher.main(argv(out)) == 0
+    assert forks == []
+    assert launcher.main([*argv(out), "-j", "2"]) == 0
+    assert forks  # -j given: as asked
+
+
+def _toy_module():  # type: ignore[no-untyped-def]
+    from schemac.frontend.loader import load_module
+
+    return load_module(TOY / "native_functions.yaml", TOY / "tags.yaml")
