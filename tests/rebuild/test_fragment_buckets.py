@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fragment_store import MemoryStore
 from schemac import launcher
 from schemac.backends.buckets import SEPARATOR, bucket_of, bucketed_texts
 from schemac.backends.python import emit
@@ -30,18 +31,6 @@ def _one_text_short(context: object, bucket: tuple[str, tuple[str, ...]]) -> str
     return "".join(f"{name}{SEPARATOR}" for name in bucket[1][1:])
 
 
-class _Store:
-    def __init__(self, texts: dict[tuple[str, str], str] | None = None) -> None:
-        self.texts = dict(texts or {})
-        self.remembered: dict[tuple[str, str], str] = {}
-
-    def fragment(self, target: str, local: str) -> str | None:
-        return self.texts.get((target, local))
-
-    def remember(self, target: str, local: str, text: str) -> None:
-        self.remembered[(target, local)] = text
-
-
 #: Names spread over several buckets, some sharing one.
 NAMES = [f"op{i}" for i in range(200)]
 
@@ -57,11 +46,13 @@ def test_the_texts_come_back_in_the_order_of_the_pieces() -> None:
 
 
 def test_an_edited_piece_renders_its_bucket_only() -> None:
-    first = _Store()
+    first = MemoryStore()
     bucketed_texts(Fragments(first, "t"), _shout, "f", NAMES, NAMES)
     edited = [*NAMES[:50], "op50x", *NAMES[51:]]
     RENDERED.clear()
-    texts = bucketed_texts(Fragments(_Store(first.remembered), "t"), _shout, "f", edited, edited)
+    texts = bucketed_texts(
+        Fragments(MemoryStore(first.remembered), "t"), _shout, "f", edited, edited
+    )
     assert texts == [f"f:{name.upper()}" for name in edited]
     # The bucket op50 left and the one op50x joined: their keys changed.
     changed = sorted({bucket_of("op50"), bucket_of("op50x")})
@@ -69,7 +60,7 @@ def test_an_edited_piece_renders_its_bucket_only() -> None:
     assert expected == RENDERED
     # Another label is another family: nothing of the first is reused.
     RENDERED.clear()
-    bucketed_texts(Fragments(_Store(first.remembered), "t"), _shout, "g", NAMES, NAMES)
+    bucketed_texts(Fragments(MemoryStore(first.remembered), "t"), _shout, "g", NAMES, NAMES)
     assert sum(map(len, RENDERED)) == len(NAMES)
 
 

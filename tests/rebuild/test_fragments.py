@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from fragment_store import MemoryStore
 from schemac import launcher
 from schemac.backends.declarations import backend as declarations
 from schemac.backends.reuse import Fragments
@@ -32,29 +33,17 @@ def _render_twice(context: object, inputs: object) -> str:
     return f"{inputs}|{inputs}"
 
 
-class _Store:
-    def __init__(self, texts: dict[tuple[str, str], str] | None = None) -> None:
-        self.texts = dict(texts or {})
-        self.remembered: dict[tuple[str, str], str] = {}
-
-    def fragment(self, target: str, local: str) -> str | None:
-        return self.texts.get((target, local))
-
-    def remember(self, target: str, local: str, text: str) -> None:
-        self.remembered[(target, local)] = text
-
-
 def test_without_a_store_every_piece_is_rendered() -> None:
     assert Fragments().text(_render_twice, ("a", 1)) == "('a', 1)|('a', 1)"
 
 
 def test_a_stored_piece_is_used_for_equal_inputs_only() -> None:
-    first = _Store()
+    first = MemoryStore()
     assert Fragments(first, "t").text(_render_twice, "a") == "a|a"
     ((key, text),) = first.remembered.items()
     assert text == "a|a"
     # What the store holds is returned as is: the render does not run.
-    second = _Store({key: "from the last run"})
+    second = MemoryStore({key: "from the last run"})
     assert Fragments(second, "t").text(_render_twice, "a") == "from the last run"
     assert Fragments(second, "t").text(_render_twice, "b") == "b|b"
     # Another target's store entry is not this target's.
@@ -68,7 +57,7 @@ def test_a_closure_cannot_render_a_piece() -> None:
         return hidden
 
     with pytest.raises(TypeError, match="module-level function"):
-        Fragments(_Store(), "t").text(render, "a")
+        Fragments(MemoryStore(), "t").text(render, "a")
 
 
 def test_the_file_round_trips_and_a_damaged_one_is_empty(tmp_path: Path) -> None:
