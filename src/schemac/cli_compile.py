@@ -87,12 +87,11 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="processes to use: with 2 (the default on a machine with 2 or more cores, "
-        "unless the YAML has fewer than 256 functions) a "
-        "helper process writes the files while the backends generate them (from the "
-        "128th file on), passes that only some backends need (match-derivatives for -t "
-        "python) run in a worker beside the other backends, and the autograd backend "
-        "makes half its files in a second process; 1 does everything in one process. "
-        "The output is the same either way",
+        "unless the YAML has fewer than 256 functions, or OUT holds a recorded earlier "
+        "run) the backends are dealt into two shares of about equal cost and a second "
+        "process emits one of them (with the passes only its backends need, such as "
+        "match-derivatives); 1 does everything in one process. The output is the same "
+        "either way",
     )
 
 

@@ -8,9 +8,11 @@ from pathlib import Path
 import attrs
 import pytest
 
-from schemac.backends import driver, registry
+from schemac.backends import driver, registry, split
+from schemac.backends.forked import can_fork
 from schemac.backends.output import GeneratedFile, OutputError
 from schemac.backends.registry import BackendEntry, EmitOptions
+from schemac.diagnostics import NO_SPAN, Diagnostic, InputError
 from schemac.ir.module import Module, SourceFiles
 
 MODULE = Module(sources=SourceFiles(native_functions="native_functions.yaml"))
@@ -104,3 +106,63 @@ def test_a_compile_failing_after_files_were_staged_in_line_leaves_out_as_it_was(
     }
     assert after == before  # no staging directory left beside OUT, OUT untouched
     assert sorted(p.name for p in tmp_path.iterdir()) == ([] if first_compile else ["out"])
+
+
+@attrs.frozen
+class ErringBackend:
+    """Yields a file, then reports an input error naming its target."""
+
+    name: str
+    targets: tuple[str, ...]
+    description: str = "a backend that rejects its input"
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        yield GeneratedFile(f"{self.name}.h", "staged before the error\n")
+        raise InputError([Diagnostic(NO_SPAN, f"{self.name} cannot express {options.target}")])
+
+
+ERR_CPU = ErringBackend("err_cpu", ("cpu",))
+ERR_CUDA = ErringBackend("err_cuda", ("cuda",))
+
+
+@pytest.fixture
+def split_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every emit call counts alike and the child's start costs nothing: two
+    calls always land in different shares (Note [Split emission])."""
+    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)
+
+
+@pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+@pytest.mark.parametrize("order", [("cpu", "cuda"), ("cuda", "cpu")])
+def test_split_emission_raises_the_error_a_run_in_order_meets_first(
+    monkeypatch: pytest.MonkeyPatch, split_always: None, tmp_path: Path, order: tuple[str, str]
+) -> None:
+    entries = tuple(
+        BackendEntry(b.name, f"{__name__}:{b.name.upper()}", b.targets) for b in (ERR_CPU, ERR_CUDA)
+    )
+    monkeypatch.setattr(registry, "BACKENDS", entries)
+    shares = split.plan_shares(split.emission_units(order), None)
+    assert shares is not None and len(shares.here) == len(shares.there) == 1
+    out = tmp_path / "out"
+    for jobs in (1, 2):
+        with pytest.raises(InputError) as raised:
+            driver.compile_to_directory(MODULE, order, out, jobs=jobs)
+        assert [d.message for d in raised.value.diagnostics] == [
+            f"err_{order[0]} cannot express {order[0]}"
+        ]
+    assert list(tmp_path.iterdir()) == []  # neither share's staging is left behind
+
+
+@pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+def test_split_emission_gives_the_files_and_warnings_of_one_process(
+    fake_registry: None, split_always: None, tmp_path: Path
+) -> None:
+    targets = ("cpu", "cuda")
+    shares = split.plan_shares(split.emission_units(targets), None)
+    assert shares is not None and shares.there
+    one = driver.compile_to_directory(MODULE, targets, tmp_path / "one", jobs=1)
+    two = driver.compile_to_directory(MODULE, targets, tmp_path / "two", jobs=2)
+    assert [(f.path, f.target) for f in one.files] == [(f.path, f.target) for f in two.files]
+    assert one.report.created == two.report.created
+    for path in one.report.created:
+        assert (tmp_path / "one" / path).read_bytes() == (tmp_path / "two" / path).read_bytes()

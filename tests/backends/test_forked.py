@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from schemac.backends.driver import compile_to_directory
-from schemac.backends.forked import ForkedCall
-from schemac.backends.output.background import can_fork
+from schemac.backends.forked import ForkedCall, can_fork
 from schemac.diagnostics import Diagnostic, PassError, Span
-from schemac.frontend.loader import load_module
-from schemac.passes.manager import run_pipeline
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
 
@@ -68,33 +63,3 @@ def test_discard_stops_a_busy_child_at_once() -> None:
     call.discard()
     call.discard()  # a second call is harmless
     assert time.perf_counter() - start < 30
-
-
-def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
-def test_autograd_files_are_the_same_made_in_one_or_two_processes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import schemac.backends.autograd.backend as autograd_backend
-
-    forks: list[str] = []
-
-    class CountedCall(ForkedCall[object]):
-        def __init__(self, function: Callable[[], object], what: str) -> None:
-            forks.append(what)
-            super().__init__(function, what)
-
-    monkeypatch.setattr(autograd_backend, "ForkedCall", CountedCall)
-    module = load_module(
-        TOYOPS / "native_functions.yaml", TOYOPS / "tags.yaml", TOYOPS / "derivatives.yaml"
-    )
-    module = run_pipeline(module).module
-    one = compile_to_directory(module, ["autograd"], tmp_path / "one", jobs=1)
-    assert forks == []
-    two = compile_to_directory(module, ["autograd"], tmp_path / "two", jobs=2)
-    assert len(forks) == 1
-    assert [f.path for f in one.files] == [f.path for f in two.files]
-    assert len(one.files) > 10
-    assert _tree(tmp_path / "one") == _tree(tmp_path / "two")

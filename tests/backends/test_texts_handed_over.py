@@ -1,5 +1,5 @@
-"""Note [Texts handed over]: with a staging helper (or staging in line, ``-j 1``), the
-emitting process drops each file's text once it is staged, and records digests instead."""
+"""Note [Texts handed over]: files are staged as they are emitted (in each share of a
+split ``-j 2``), the texts dropped and digests recorded instead."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from schemac.backends import split
 from schemac.backends.driver import compile_to_directory
-from schemac.backends.output import background, staging
-from schemac.backends.output.background import can_fork
+from schemac.backends.forked import can_fork
+from schemac.backends.output import staging
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
@@ -33,32 +34,31 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def test_the_helper_keeps_the_bytes_and_reports_their_digests(
+def test_both_shares_stage_the_bytes_and_report_their_digests(
     toy_module: Module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(background, "HELPER_THRESHOLD", 3)
+    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)  # split even a toy compile
     two = compile_to_directory(toy_module, TARGETS, tmp_path / "two", jobs=2)
     one = compile_to_directory(toy_module, TARGETS, tmp_path / "one", jobs=1)
     assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
     assert len(two.files) > 20 and [f.path for f in one.files] == [f.path for f in two.files]
-    # Every file reached the helper (the first three once it started): no text is kept.
+    # Every file was staged by the share that made it: no text is kept.
     assert all(f.text == "" and f.target for f in two.files)
     written = tmp_path / "two"
     assert two.digests == {
         f.path: hashlib.sha256((written / f.path).read_bytes()).hexdigest() for f in two.files
     }
-    # In one process each file is staged as it comes: no text waits for the commit either.
     assert one.digests == two.digests and all(f.text == "" and f.target for f in one.files)
 
 
-def test_no_helper_no_dropped_text(
+def test_a_dry_run_keeps_every_text(
     toy_module: Module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Too few files for the helper to start: the texts are staged in line."""
-    monkeypatch.setattr(background, "HELPER_THRESHOLD", 10_000)
-    result = compile_to_directory(toy_module, TARGETS, tmp_path / "out", jobs=2)
+    """Nothing is staged in a dry run: the child's texts come back for the comparison."""
+    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)
+    result = compile_to_directory(toy_module, TARGETS, tmp_path / "out", jobs=2, dry_run=True)
     assert result.digests == {} and all(f.text for f in result.files)
-    assert _tree(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
 
 
 def test_a_racy_file_is_recorded_with_the_digest_given(tmp_path: Path) -> None:

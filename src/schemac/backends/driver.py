@@ -17,17 +17,28 @@ from pathlib import Path
 import attrs
 
 from schemac.backends.cpp_names import check_cpp_names
-from schemac.backends.late_work import LateWork, run_late_inline, start_late_worker
-from schemac.backends.output.background import StagerOnDemand, can_fork
+from schemac.backends.forked import ForkedCall, can_fork
+from schemac.backends.late_work import LateWork, run_late_inline
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
-from schemac.backends.output.staging import InlineStager
-from schemac.backends.registry import EmitOptions, RunMemo, backends_for, fragment_unit
+from schemac.backends.output.staging import InlineStager, Staged, discard_staged, merge_staged
+from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
 from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
-from schemac.diagnostics import Diagnostic
+from schemac.backends.split import (
+    BEFORE_UNITS,
+    ChildReuse,
+    Failure,
+    ShareResult,
+    Shares,
+    Unit,
+    emission_units,
+    plan_shares,
+    replay,
+)
+from schemac.diagnostics import Diagnostic, SchemacError
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
@@ -45,6 +56,8 @@ def emit_targets(
     reuse: FileReuse | None = None,
     kept: list[tuple[str, str]] | None = None,
     werror: bool = False,
+    stage_for: str | None = None,
+    staged_apart: list[Staged] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
@@ -56,83 +69,189 @@ def emit_targets(
     for bad or duplicate paths, and whatever
     :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
     cannot express.  ``late``: passes still to run and the backends that need
-    them (Note [Late work]); with ``parallel`` they run in a forked worker
-    while the other backends emit here, and without late work the backends
-    may fork themselves (``EmitOptions.parallel``).  ``timings``, if given, receives
-    ``(target, seconds)``; ``on_file``, if given, sees each file as soon as
-    its path was accepted, and may return the paths of files whose bytes it
-    now holds: those come back without their text (Note [Texts handed
-    over]).  ``profile``: the target release's (the reference release's when
-    not given).  ``warnings``, if given, receives what the backends warned
-    about (``EmitOptions.finish``; errors with ``werror``) and what the late
-    passes warned about in the worker (in one process they go to the passes'
+    them (Note [Late work]).  With ``parallel`` (and ``os.fork``) the emit
+    calls are dealt into two shares, one emitted by a forked child (Note
+    [Split emission]): the child stages its files for ``stage_for`` (an
+    output directory) and its staging outcome is appended to
+    ``staged_apart``; without ``stage_for`` it sends its texts back.
+    ``timings``, if given, receives ``(target, seconds)``; ``on_file``, if
+    given, sees each file made in this process as soon as its path was
+    accepted, and may return the paths of files whose bytes it now holds:
+    those come back without their text (Note [Texts handed over]).
+    ``profile``: the target release's (the reference release's when not
+    given).  ``warnings``, if given, receives what the backends warned about
+    (``EmitOptions.finish``; errors with ``werror``) and what the late
+    passes warned about in the child (in one process they go to the passes'
     own context).
     """
     profile = reference_profile() if profile is None else profile
-    if late is not None and not (parallel and can_fork()):
-        module, late = run_late_inline(module, late, timings), None
-    worker = None if late is None else start_late_worker(module, late, targets, profile, reuse)
-    try:
-        if worker is None:
-            check_cpp_names(module)
-        # else the worker checks them after the late passes, in the order of
-        # a run in one process, while this process emits.
-        output = OutputSet()
-        # Backends may fork only when no late worker shares the cores already.
-        split = parallel and worker is None and can_fork()
-        log: list[Diagnostic] = []
-        here = _Emission(output, on_file, reuse)
-        _emit_here(module, targets, late, split, here, timings, profile, werror, log)
-        if kept is not None:
-            kept.extend(here.kept)
-    except (KeyboardInterrupt, SystemExit):
-        if worker is not None:
-            worker.discard()
-        raise
-    except BaseException:
-        # The worker's diagnostics (late passes, names) come first, as they
-        # would in one process; and a bad name may be why this failed.
-        if worker is not None:
-            worker.raise_if_failed()
-        raise
-    if worker is not None:
-        done = worker.result()
-        for file in done.files:
-            if output.add(file) and on_file is not None:
-                _forget(output, on_file(file))
-        if timings is not None:
-            timings.extend(done.timings)
-        if warnings is not None:
-            warnings.extend(done.warnings)
-        if reuse is not None:
-            for target, local, text in done.fragments:
-                reuse.remember(target, local, text)
+    units = emission_units(targets)
+    shares = plan_shares(units, late) if parallel and can_fork() else None
+    if shares is None or not shares.late:
+        if late is not None:
+            module = run_late_inline(module, late, timings)
+        # The names every backend prints (in the child when it runs the late passes).
+        check_cpp_names(module)
+    here = _Emission(OutputSet(), on_file, reuse, profile, werror)
+    if shares is None:
+        failure = here.emit_all(module, units)
+        if failure is not None:
+            raise failure.error()
+    else:
+        _emit_split(module, shares, late, here, stage_for, staged_apart)
+    if timings is not None:
+        timings.extend(here.timings)
     if warnings is not None:
-        warnings.extend(log)
+        warnings.extend(w for _, w in sorted(here.warnings, key=lambda pw: pw[0]))
+    if kept is not None:
+        kept.extend(here.kept)
     if not here.kept:
-        return output.files()
+        return here.output.files()
     placeholders = {path for path, _ in here.kept}
-    return tuple(f for f in output.files() if f.path not in placeholders)
+    return tuple(f for f in here.output.files() if f.path not in placeholders)
+
+
+def _emit_split(
+    module: Module,
+    shares: Shares,
+    late: LateWork | None,
+    here: _Emission,
+    stage_for: str | None,
+    staged_apart: list[Staged] | None,
+) -> None:
+    """Note [Split emission]: the child's share forked, this share emitted, then both met."""
+    child = ForkedCall(
+        lambda: _child_share(module, shares, late, here, stage_for),
+        "the second share of the backends",
+    )
+    try:
+        failure = here.emit_all(module, shares.here)
+    except BaseException:
+        child.discard()
+        raise
+    result = child.result()
+    failures = [f for f in (failure, result.failure) if f is not None]
+    if failures:
+        discard_staged(result.staged)
+        raise min(failures, key=lambda f: f.position).error()
+    if result.staged is not None and staged_apart is not None:
+        staged_apart.append(result.staged)
+    for file in result.files:
+        if here.output.add(file) and here.on_file is not None and result.staged is None:
+            _forget(here.output, here.on_file(file))
+    here.kept.extend(result.kept)
+    replay(result, here.reuse)
+    here.timings.extend(result.timings)
+    here.warnings.extend(result.warnings)
+
+
+def _child_share(
+    module: Module,
+    shares: Shares,
+    late: LateWork | None,
+    parent: _Emission,
+    stage_for: str | None,
+) -> ShareResult:
+    """The child's side: the late work if its share holds it, then its units."""
+    stager = None if stage_for is None else InlineStager(stage_for)
+    reuse = None if parent.reuse is None else ChildReuse(parent.reuse)
+    on_file = None if stager is None else (lambda f: stager.add(f.path, f.data))
+    there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
+    try:
+        if shares.late and late is not None:
+            try:
+                module, pass_timings, late_warnings = late.run_passes(module)
+                check_cpp_names(module)
+            except SchemacError as error:
+                return ShareResult(failure=Failure(BEFORE_UNITS, type(error), error.diagnostics))
+            there.timings.extend((f"{name} (split)", s) for name, s in pass_timings)
+            there.warnings.extend((BEFORE_UNITS, w) for w in late_warnings)
+        failure = there.emit_all(module, shares.there, suffix=" (split)")
+        if failure is not None:
+            if stager is not None:
+                stager.discard()
+            return ShareResult(failure=failure)
+        staged = None if stager is None else stager.result()
+    except BaseException:
+        if stager is not None:
+            stager.discard()
+        raise
+    return ShareResult(
+        files=tuple(there.made),
+        staged=staged,
+        kept=tuple(there.kept),
+        asked=() if reuse is None else tuple(reuse.asked),
+        fragments=() if reuse is None else tuple(reuse.used),
+        timings=tuple(there.timings),
+        warnings=tuple(there.warnings),
+    )
 
 
 class _Emission:
-    """Where the files of the backends run in this process go."""
+    """Where the files of the emit calls run in one process go."""
 
     def __init__(
         self,
         output: OutputSet,
         on_file: Callable[[GeneratedFile], Iterable[str] | None] | None,
         reuse: FileReuse | None,
+        profile: ReleaseProfile,
+        werror: bool,
+        *,
+        keep_all: bool = False,
     ) -> None:
         self.output = output
         self.on_file = on_file
         self.reuse = reuse
+        self.profile = profile
+        self.werror = werror
         self.kept: list[tuple[str, str]] = []
+        self.timings: list[tuple[str, float]] = []
+        #: (unit position, warning): logged in the order of a run in one process.
+        self.warnings: list[tuple[int, Diagnostic]] = []
+        #: With ``keep_all`` (the child), every stamped file in emission order,
+        #: accepted or not: the parent's output set judges them.
+        self.made: list[GeneratedFile] = []
+        self._keep_all = keep_all
         # One per run, shared by deferred files and every target's fragments:
         # one module, so each function is digested once (a few thousand
         # remembered digests; the headers, registrations and declarations
         # all read the same functions).
         self.fingerprints = Fingerprints()
+        self._memo = RunMemo()  # one module, one run: see RunMemo
+
+    def emit_all(self, module: Module, units: Sequence[Unit], suffix: str = "") -> Failure | None:
+        """Emit ``units`` in order; the first diagnosed error, with its unit's position."""
+        spent: dict[str, float] = {}
+        try:
+            for unit in units:
+                start = time.perf_counter()
+                try:
+                    self._emit(module, unit)
+                except SchemacError as error:
+                    return Failure(unit.position, type(error), error.diagnostics)
+                spent[unit.target] = spent.get(unit.target, 0.0) + time.perf_counter() - start
+        finally:
+            self.timings.extend((target + suffix, seconds) for target, seconds in spent.items())
+        return None
+
+    def _emit(self, module: Module, unit: Unit) -> None:
+        log: list[Diagnostic] = []
+        options = EmitOptions(
+            target=unit.target,
+            memo=self._memo,
+            profile=self.profile,
+            werror=self.werror,
+            warnings=log,
+            fragments=Fragments(
+                self.reuse, fragment_unit(unit.target, unit.backend.name), self.fingerprints
+            ),
+        )
+        try:
+            for file in unit.backend.load().emit(module, options):
+                self.add(unit.backend.name, unit.target, file)
+        finally:
+            self.warnings.extend((unit.position, w) for w in log)
 
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
         if isinstance(file, Deferred):
@@ -142,55 +261,29 @@ class _Emission:
                 target, file.path, self.fingerprints.local_key(backend, file)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
-                if self.output.add(GeneratedFile(file.path, "", target, file.span)):
+                placeholder = GeneratedFile(file.path, "", target, file.span)
+                if self.output.add(placeholder):
                     self.kept.append((file.path, target))
+                if self._keep_all:
+                    self.made.append(placeholder)
                 return
             file = file.made()
         # Direct construction: attrs.evolve introspects the fields per call.
         stamped = GeneratedFile(file.path, file.text, target, file.span)
-        if self.output.add(stamped) and self.on_file is not None:
-            _forget(self.output, self.on_file(stamped))
-
-
-def _emit_here(
-    module: Module,
-    targets: Sequence[str],
-    late: LateWork | None,
-    parallel: bool,
-    emission: _Emission,
-    timings: list[tuple[str, float]] | None,
-    profile: ReleaseProfile,
-    werror: bool,
-    log: list[Diagnostic],
-) -> None:
-    """Every backend of ``targets`` not left to the late worker, into ``output``."""
-    skipped = frozenset() if late is None else late.backends
-    memo = RunMemo()  # one module, one run: see RunMemo
-    for target in targets:
-        start = time.perf_counter()
-        options = EmitOptions(
-            target=target,
-            memo=memo,
-            parallel=parallel,
-            profile=profile,
-            werror=werror,
-            warnings=log,
-        )
-        entries = [entry for entry in backends_for(target) if entry.name not in skipped]
-        for entry in entries:
-            unit = fragment_unit(target, entry.name)
-            fragments = Fragments(emission.reuse, unit, emission.fingerprints)
-            for file in entry.load().emit(module, attrs.evolve(options, fragments=fragments)):
-                emission.add(entry.name, target, file)
-        if timings is not None and entries:
-            timings.append((target, time.perf_counter() - start))
+        accepted = self.output.add(stamped)
+        if accepted and self.on_file is not None:
+            handed = self.on_file(stamped)
+            if self._keep_all and handed:
+                stamped = GeneratedFile(file.path, "", target, file.span)
+            _forget(self.output, handed)
+        if self._keep_all:
+            self.made.append(stamped)
 
 
 #: Functions below which a compile whose ``jobs`` was not given runs in one
-#: process.  Every helper process (the staging helper, the late-pass worker, a forked
-#: backend half) costs its fork and the copy-on-write faults of the pages it
-#: touches, 0.03-0.1 s of CPU each, and pays back only through emission and
-#: file creation that a small module does not have: an empty ``-t all``
+#: process.  The second process of a split (Note [Split emission]) costs its
+#: fork and the copy-on-write faults of the pages it touches, and pays back
+#: only through emission that a small module does not have: an empty ``-t all``
 #: spent 0.1 s more CPU and wall time with ``-j 2`` than with ``-j 1``.
 #: torch's files have ~2,600 functions; an extension library a few dozen.
 SERIAL_BELOW_FUNCTIONS = 256
@@ -198,7 +291,7 @@ SERIAL_BELOW_FUNCTIONS = 256
 
 def effective_jobs(jobs: int | None, module: Module) -> int:
     """``jobs`` if given; else 2 on a machine with 2 cores or more, unless
-    ``module`` is too small for helper processes to pay."""
+    ``module`` is too small for a second process to pay."""
     if jobs is not None:
         return jobs
     if len(module.functions) < SERIAL_BELOW_FUNCTIONS:
@@ -207,15 +300,13 @@ def effective_jobs(jobs: int | None, module: Module) -> int:
 
 
 def _forget(output: OutputSet, handed: Iterable[str] | None) -> None:
-    """Note [Texts handed over]: with ``-j 2`` the staging helper holds every
-    file's bytes once it has started, and compares and writes them itself;
-    with ``-j 1`` :class:`~.output.staging.InlineStager` compares and stages
-    each file as it arrives.  What the commit needs of a file after that is
-    its path and target, and the no-op record its digest, which the stager
-    gives back (:attr:`~.output.staging.Staged.digests`).  Keeping the texts
-    until the commit was the largest part of the peak memory of a compile
-    (20 MiB of ``-t headers``' ~100), so they are dropped as soon as a stager
-    has them."""
+    """Note [Texts handed over]: :class:`~.output.staging.InlineStager` compares
+    and stages each file as it arrives (in each process of a split ``-j 2``).
+    What the commit needs of a file after that is its path and target, and
+    the no-op record its digest, which the stager gives back
+    (:attr:`~.output.staging.Staged.digests`).  Keeping the texts until the
+    commit was the largest part of the peak memory of a compile (20 MiB of
+    ``-t headers``' ~100), so they are dropped as soon as a stager has them."""
     for path in handed or ():
         output.forget_text(path)
 
@@ -237,9 +328,9 @@ class CompileResult:
     report: CommitReport
     #: ``(target, seconds)`` of every target's emission, then ``("write", seconds)``.
     timings: tuple[tuple[str, float], ...] = ()
-    #: Warnings of passes that ran in a worker process (Note [Late work]).
+    #: Warnings of the backends, and of late passes run in the child (Note [Split emission]).
     warnings: tuple[Diagnostic, ...] = ()
-    #: path -> SHA-256 of the bytes of the files a staging helper wrote or found
+    #: path -> SHA-256 of the bytes of the files the stagers wrote or found
     #: unchanged: their ``files`` entries have no text (Note [Texts handed over]).
     digests: Mapping[str, str] = attrs.field(factory=dict)
     #: (path, target) of the files kept as OUT holds them (Note [File reuse]).
@@ -279,12 +370,10 @@ def compile_to_directory(
     every output, one ``OUT/path`` a line, for build systems that must know the
     files before they exist.  A dry run writes none of these.
 
-    ``jobs``: with 2 or more (and ``os.fork``), a helper process compares and
-    stages each file while the backends emit the next ones, once there are
-    enough files for that to pay (:mod:`.output.background`), and the
-    ``late`` passes, if any, run in a worker beside the backends that do not
-    need them (Note [Late work]); the result is the same, byte for byte.
-    With 1, each file is staged in this process as it is emitted.
+    ``jobs``: with 2 or more (and ``os.fork``), the emit calls are dealt into
+    two shares and a forked child emits one, with the ``late`` passes if its
+    backends need them (Note [Split emission]); the result is the same, byte
+    for byte.  Each process stages its files as they are emitted.
     None: as many as pay (:func:`effective_jobs`; a module with fewer than
     :data:`SERIAL_BELOW_FUNCTIONS` functions is compiled in one process).
 
@@ -349,14 +438,9 @@ def _compile_locked(
     kept: list[tuple[str, str]] = []
     warnings: list[Diagnostic] = []
     jobs = effective_jobs(jobs, module)
-    helper: StagerOnDemand | InlineStager | None = None
-    if dry_run:
-        pass
-    elif jobs > 1 and can_fork():
-        helper = StagerOnDemand(out_dir)
-    else:
-        # Staged as emitted: no text waits for the commit (Note [Texts handed over]).
-        helper = InlineStager(str(out_dir))
+    # Staged as emitted: no text waits for the commit (Note [Texts handed over]).
+    helper = None if dry_run else InlineStager(str(out_dir))
+    apart: list[Staged] = []
     try:
         files = emit_targets(
             module,
@@ -370,15 +454,22 @@ def _compile_locked(
             werror=werror,
             reuse=reuse,
             kept=kept,
+            stage_for=None if dry_run else str(out_dir),
+            staged_apart=apart,
         )
         if not dry_run:
             sources = [s for s in attrs.astuple(module.sources) if s] + list(extra_inputs)
             check_inputs_kept(str(out_dir), [f.path for f in files], sources)
         start = time.perf_counter()
         staged = None if helper is None else helper.result()
+        for other in apart:
+            assert staged is not None  # a child stages only when this process does
+            staged = merge_staged(staged, other)
     except BaseException:
         if helper is not None:
             helper.discard()
+        for other in apart:
+            discard_staged(other)
         raise
     report = commit(
         files,

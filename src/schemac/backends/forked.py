@@ -1,7 +1,6 @@
 """A function run in a forked process, its result pickled back.
 
-What the compile's parallel work is built on (Note [Late work], and the
-backends that split their files in two with ``EmitOptions.parallel``): the
+What ``schemac compile -j 2`` is built on (Note [Split emission]): the
 child inherits everything the parent built, so nothing but the result
 crosses a process boundary, and results are generated files, which pickle
 cheaply.
@@ -20,14 +19,19 @@ import gc
 import os
 import pickle
 import signal
+import sys
 import traceback
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from schemac.backends.output.background import can_fork
 from schemac.diagnostics import SchemacError
 
 T = TypeVar("T")
+
+
+def can_fork() -> bool:
+    """Whether this platform has ``os.fork`` (not Windows)."""
+    return hasattr(os, "fork") and sys.platform != "win32"
 
 
 class ForkedCall(Generic[T]):

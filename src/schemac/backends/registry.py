@@ -108,10 +108,6 @@ class EmitOptions:
     target: str
     #: Shared by every emit call of one run; a fresh one by default.
     memo: RunMemo = attrs.field(factory=RunMemo, eq=False, repr=False)
-    #: The backend may emit part of its files in a forked process
-    #: (:class:`~schemac.backends.forked.ForkedCall`): ``compile -j 2`` or more,
-    #: where ``os.fork`` exists and no other worker of this compile is running.
-    parallel: bool = False
     #: The target release's policy: emitters ask it for named behaviours
     #: (Note [Release profiles]); never compare version numbers.
     profile: ReleaseProfile = attrs.field(factory=reference_profile, repr=False)

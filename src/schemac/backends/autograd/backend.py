@@ -23,7 +23,6 @@ from schemac.backends.autograd.trace_type import trace_files
 from schemac.backends.autograd.variable_type import NUM_SHARDS as VARIABLE_TYPE_SHARDS
 from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
-from schemac.backends.forked import ForkedCall
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources
@@ -35,57 +34,32 @@ OUTPUT_DIR = "autograd"
 TEMPLATES_PACKAGE = "schemac.backends.autograd"
 
 
-def emit_autograd(
-    module: Module, *, parallel: bool = False, profile: ReleaseProfile | None = None
-) -> list[GeneratedFile]:
-    """Every file of the target, in one order whether or not ``parallel``.
+def emit_autograd(module: Module, *, profile: ReleaseProfile | None = None) -> list[GeneratedFile]:
+    """Every file of the target.
 
     ``profile``: the target release's (the reference release's by default).
-
-    With ``parallel`` the files are made in two halves of about equal CPU time
-    (measured on torch's files: ~0.12-0.13 s each, after the ~0.045 s of plans both
-    need), the second in a forked process (:class:`~.forked.ForkedCall`).
     """
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
     policy = AutogradPolicy.of(reference_profile() if profile is None else profile)
     plans = operator_plans(module, policy)
-
-    def nodes_views_trace() -> tuple[list[GeneratedFile], list[GeneratedFile]]:
-        views = node_views(module, policy)
-        nodes = list(functions_files(templates, views, sources, OUTPUT_DIR, policy.pointers))
-        rest = [
-            *view_funcs_files(templates, plans, sources, OUTPUT_DIR),
-            *trace_files(
-                templates, plans, sources, OUTPUT_DIR, policy.shards("trace_type", TRACE_SHARDS)
-            ),
-            *factories_files(templates, module, sources, OUTPUT_DIR),
-        ]
-        return nodes, rest
-
-    def kernels() -> list[GeneratedFile]:
-        return [
-            *variable_type_files(
-                templates,
-                plans,
-                sources,
-                OUTPUT_DIR,
-                policy.shards("variable_type", VARIABLE_TYPE_SHARDS),
-            ),
-            *inplace_or_view_files(templates, plans, sources, OUTPUT_DIR),
-        ]
-
-    if not parallel:
-        nodes, rest = nodes_views_trace()
-        return [*nodes, *kernels(), *rest]
-    other = ForkedCall(nodes_views_trace, "the autograd backend's second half")
-    try:
-        here = kernels()
-    except BaseException:
-        other.discard()
-        raise
-    nodes, rest = other.result()
-    return [*nodes, *here, *rest]
+    views = node_views(module, policy)
+    return [
+        *functions_files(templates, views, sources, OUTPUT_DIR, policy.pointers),
+        *variable_type_files(
+            templates,
+            plans,
+            sources,
+            OUTPUT_DIR,
+            policy.shards("variable_type", VARIABLE_TYPE_SHARDS),
+        ),
+        *inplace_or_view_files(templates, plans, sources, OUTPUT_DIR),
+        *view_funcs_files(templates, plans, sources, OUTPUT_DIR),
+        *trace_files(
+            templates, plans, sources, OUTPUT_DIR, policy.shards("trace_type", TRACE_SHARDS)
+        ),
+        *factories_files(templates, module, sources, OUTPUT_DIR),
+    ]
 
 
 @attrs.frozen
@@ -101,7 +75,7 @@ class AutogradBackend:
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return emit_autograd(module, parallel=options.parallel, profile=options.profile)
+            return emit_autograd(module, profile=options.profile)
         finally:
             if was_enabled:
                 gc.enable()

@@ -159,7 +159,7 @@ def commit(
     manifest lists them and the report counts them unchanged.
 
     ``staged``: ``files`` already compared with ``out_dir`` and the changed
-    ones staged (:mod:`.background` does it while backends emit); by default
+    ones staged (the driver's stagers do it while backends emit); by default
     this function stages them itself.  A staging directory is removed in
     every case, also when the commit fails.
     """

@@ -134,7 +134,7 @@ class OutputSet:
 
     def forget_text(self, path: str) -> None:
         """Keep only the path, target and span of ``path``'s file: its bytes are
-        held elsewhere now (a staging helper's; see :mod:`.background`)."""
+        are staged now (Note [Texts handed over] in :mod:`schemac.backends.driver`)."""
         file = self._by_path[path]
         bare = GeneratedFile(file.path, "", file.target, file.span)
         self._by_path[path] = bare

@@ -7,8 +7,8 @@ it creates when the first changed file arrives: a compile that changes
 nothing creates nothing, so OUT's parent keeps its mtime.  :mod:`.commit`
 then moves the staged files into place; nothing here touches OUT.
 
-Staging may start while backends are still emitting (:mod:`.background`
-runs a stager in a helper process): it only ever writes into the staging
+Staging happens while backends are still emitting (:class:`InlineStager`,
+in each process of a split ``-j 2``): it only ever writes into a staging
 directory, which :meth:`Stager.discard` removes if the compile fails.
 """
 
@@ -23,7 +23,7 @@ import attrs
 
 from schemac.backends.output.lock import OutPlaces
 
-#: Status letters of a staged file (also the wire format of :mod:`.background`).
+#: Status letters of a staged file.
 CREATED, UPDATED, UNCHANGED = "c", "u", "="
 
 
@@ -38,7 +38,7 @@ class Staged:
     staging: str | None
     status: dict[str, str] = attrs.field(eq=False)
     #: path -> SHA-256 (hex) of the bytes staged or found unchanged, for the
-    #: files a helper process staged (:mod:`.background`), so that the emitting
+    #: files an :class:`InlineStager` staged, so that the emitting
     #: process need not keep their texts; empty when staged in line.
     digests: dict[str, str] = attrs.field(factory=dict, eq=False)
 
@@ -88,7 +88,7 @@ class Stager:
 
     ``first_compile``: OUT does not exist yet, so there is nothing to compare
     with and every file is created.  ``staging``: a staging directory to add
-    to (the manifest joins the files a helper process staged).
+    to (the manifest joins the files staged while emitting).
     """
 
     def __init__(self, out_dir: str, *, first_compile: bool, staging: str | None = None) -> None:
@@ -145,10 +145,9 @@ class Stager:
 
 
 class InlineStager:
-    """Stages the files of a compile in this process while the backends emit them (``-j 1``).
+    """Stages the files of a compile in this process while the backends emit them.
 
-    The same contract as :class:`~.background.StagerOnDemand`: ``add`` returns
-    the paths whose bytes it now holds (the caller drops their texts, Note
+    ``add`` returns the paths whose bytes it now holds (the caller drops their texts, Note
     [Texts handed over] in :mod:`schemac.backends.driver`), ``result`` what was
     staged with the SHA-256 of every file's bytes (the no-op record needs the
     intended bytes of the racy ones), ``discard`` removes it all.  Files are
@@ -192,3 +191,37 @@ class InlineStager:
 
 #: Bytes an :class:`InlineStager` holds before it stages them.
 INLINE_BATCH = 1 << 20
+
+
+def merge_staged(first: Staged, second: Staged) -> Staged:
+    """One staging outcome from two processes' (Note [Split emission]): ``second``'s
+    files move into ``first``'s directory (or its directory is taken whole).
+
+    The two hold different paths (the output set rejects a path produced
+    twice before any commit), so moving never replaces a file; a directory
+    only ``second`` has moves in one rename.
+    """
+    status = {**first.status, **second.status}
+    digests = {**first.digests, **second.digests}
+    if second.staging is None:
+        return Staged(first.staging, status, digests)
+    if first.staging is None:
+        return Staged(second.staging, status, digests)
+    _move_tree(second.staging, first.staging)
+    shutil.rmtree(second.staging, ignore_errors=True)
+    return Staged(first.staging, status, digests)
+
+
+def _move_tree(source: str, destination: str) -> None:
+    for entry in os.scandir(source):
+        there = f"{destination}/{entry.name}"
+        if entry.is_dir(follow_symlinks=False) and os.path.isdir(there):
+            _move_tree(entry.path, there)
+        else:
+            os.rename(entry.path, there)
+
+
+def discard_staged(staged: Staged | None) -> None:
+    """Remove a staging outcome's directory (a failed or interrupted compile)."""
+    if staged is not None and staged.staging is not None:
+        shutil.rmtree(staged.staging, ignore_errors=True)

@@ -1,8 +1,9 @@
-"""Late passes in a worker beside the other backends: the same outcome as one process.
+"""Emission split across two processes: the same outcome as one process.
 
-See Note [Late work] in schemac.backends.late_work.  Compiles run the CLI on
-the toy library (examples/toyops) with ``-j 1`` and ``-j 2`` and compare
-everything a user sees: files, exit code, messages.
+See Note [Split emission] in schemac.backends.split and Note [Late work] in
+schemac.backends.late_work.  Compiles run the CLI on the toy library
+(examples/toyops) with ``-j 1`` and ``-j 2`` and compare everything a user
+sees: files, exit code, messages.
 """
 
 from __future__ import annotations
@@ -13,8 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from schemac.backends.late_work import LateWork, emit_late
-from schemac.backends.output.background import can_fork
+from schemac.backends import driver
+from schemac.backends.forked import can_fork
+from schemac.backends.late_work import LateWork
+from schemac.backends.output.staging import Staged, merge_staged
+from schemac.backends.registry import TARGET_NAMES
+from schemac.backends.split import emission_units, plan_shares
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.compile_plan import split_late_work
 from schemac.frontend.loader import load_module
@@ -62,22 +67,67 @@ def test_no_split_when_an_early_pass_needs_a_late_fact(tmp_path: Path) -> None:
     assert late is None
 
 
-def test_worker_emits_exactly_the_late_backends() -> None:
-    module = load_module(
-        TOYOPS / "native_functions.yaml", TOYOPS / "tags.yaml", TOYOPS / "derivatives.yaml"
+def _late(backends: set[str]) -> LateWork:
+    return LateWork(lambda m: (m, (), ()), ("match-derivatives",), frozenset(backends))
+
+
+@pytest.mark.parametrize("targets", [list(TARGET_NAMES), ["python"], ["cpu", "cuda", "headers"]])
+def test_the_shares_hold_every_emit_call_once_in_run_order(targets: list[str]) -> None:
+    units = emission_units(targets)
+    shares = plan_shares(units, None)
+    assert shares is not None
+    assert sorted([*shares.here, *shares.there], key=lambda u: u.position) == list(units)
+    for share in (shares.here, shares.there):
+        assert [u.position for u in share] == sorted(u.position for u in share)
+
+
+def test_the_late_backends_stay_together_in_the_child_share() -> None:
+    late = _late({"autograd", "python-autograd-nodes"})
+    shares = plan_shares(emission_units(list(TARGET_NAMES)), late)
+    assert shares is not None and shares.late
+    assert {u.backend.name for u in shares.there} >= late.backends
+    assert not {u.backend.name for u in shares.here} & late.backends
+
+
+def test_the_heaviest_calls_go_to_different_shares() -> None:
+    shares = plan_shares(emission_units(list(TARGET_NAMES)), None)
+    assert shares is not None
+    here = {u.backend.name for u in shares.here}
+    assert ("aten-headers" in here) != ("declarations" in here)
+
+
+def test_one_emit_call_is_not_split() -> None:
+    assert plan_shares(emission_units(["declarations"]), None) is None
+    assert plan_shares(emission_units(["autograd"]), _late({"autograd"})) is None
+
+
+def test_merged_staging_moves_the_second_tree_into_the_first(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    (first / "ops").mkdir(parents=True)
+    (first / "ops" / "a.h").write_text("a")
+    (second / "ops").mkdir(parents=True)
+    (second / "ops" / "b.h").write_text("b")
+    (second / "autograd").mkdir()
+    (second / "autograd" / "c.cpp").write_text("c")
+    merged = merge_staged(
+        Staged(str(first), {"ops/a.h": "c"}, {"ops/a.h": "1"}),
+        Staged(str(second), {"ops/b.h": "c", "autograd/c.cpp": "u"}, {"ops/b.h": "2"}),
     )
-    manager = compile_pass_manager(["python"], None)
-    early, late = split_late_work(manager, ["python"], PassContext())
-    assert late is not None
-    result = emit_late(early.run(PassContext(), module).module, late, ["python"])
-    paths = sorted(f.path for f in result.files)
-    assert paths[0] == "python/python_functions.h"
-    assert all(p.startswith("python/python_functions") for p in paths)
-    assert {f.target for f in result.files} == {"python"}
-    assert [name for name, _ in result.timings] == [
-        "match-derivatives (worker)",
-        "python (worker)",
+    assert merged.staging == str(first)
+    assert merged.status == {"ops/a.h": "c", "ops/b.h": "c", "autograd/c.cpp": "u"}
+    assert merged.digests == {"ops/a.h": "1", "ops/b.h": "2"}
+    assert sorted(str(p.relative_to(first)) for p in first.rglob("*") if p.is_file()) == [
+        "autograd/c.cpp",
+        "ops/a.h",
+        "ops/b.h",
     ]
+    assert not second.exists()
+
+
+def test_nothing_staged_in_one_share_takes_the_other_whole(tmp_path: Path) -> None:
+    staged = merge_staged(Staged(None, {"x.h": "="}), Staged(str(tmp_path), {"y.h": "c"}))
+    assert staged.staging == str(tmp_path)
+    assert staged.status == {"x.h": "=", "y.h": "c"}
 
 
 def _compile(
@@ -98,7 +148,7 @@ def _compile(
 def _tree(root: Path) -> dict[str, bytes]:
     """Every output file's bytes; the no-op check's record (``.schemac-state``)
     names the command line, which differs by ``-j`` on purpose, and the fragment
-    cache holds the worker's pieces after the main process's."""
+    cache holds the child's pieces after the parent's."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
@@ -107,7 +157,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
-def test_same_files_with_and_without_the_worker(tmp_path: Path) -> None:
+def test_same_files_in_one_or_two_processes(tmp_path: Path) -> None:
     one = _compile(tmp_path / "one", 1)
     two = _compile(tmp_path / "two", 2)
     assert one.returncode == two.returncode == 0, one.stderr + two.stderr
@@ -163,16 +213,15 @@ def test_a_late_pass_error_comes_before_an_error_found_while_emitting(tmp_path: 
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
-def test_a_crashing_worker_fails_the_compile(
+def test_a_crashing_child_fails_the_compile(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import schemac.backends.late_work as late_work
     from schemac.backends.driver import compile_to_directory
 
     def crash(*_: object) -> object:
         raise ZeroDivisionError("boom in the worker")
 
-    monkeypatch.setattr(late_work, "emit_late", crash)  # the forked worker inherits it
+    monkeypatch.setattr(driver, "_child_share", crash)  # the forked child inherits it
     module = load_module(
         TOYOPS / "native_functions.yaml", TOYOPS / "tags.yaml", TOYOPS / "derivatives.yaml"
     )
@@ -187,9 +236,9 @@ def test_a_crashing_worker_fails_the_compile(
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
-def test_a_bad_name_found_by_the_worker_is_reported_as_in_one_process(tmp_path: Path) -> None:
-    # With a late worker the C++ names are checked there (after the late
-    # passes), while the main process already emits the binding files.
+def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: Path) -> None:
+    # With late work in the child the C++ names are checked there (after the
+    # late passes), while the parent already emits the binding files.
     native = tmp_path / "native_functions.yaml"
     text = (TOYOPS / "native_functions.yaml").read_text()
     native.write_text(text + "\n- func: keyword_arg(Tensor self, int default) -> Tensor\n")
