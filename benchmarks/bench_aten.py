@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import SRC, Inputs, Stage, median
+from benchmarks import SRC, Inputs, Stage, median, settle_file_system
 from schemac.backends.registry import NOT_IN_ALL, TARGET_NAMES
 from schemac.rebuild.fragments import FRAGMENTS_NAME
 from schemac.rebuild.state import STATE_NAME
@@ -76,6 +76,7 @@ class Rewrites:
 
 def run_child(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> ChildRun:
     """Run ``argv`` to completion; its own wall time, CPU time and peak RSS."""
+    settle_file_system()
     with tempfile.TemporaryFile() as stderr:
         start = time.perf_counter()
         proc = subprocess.Popen(

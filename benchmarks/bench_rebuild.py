@@ -196,8 +196,7 @@ def measure(
                 lambda rep=rep: theirs.append(run_torchgen(layout, scratch / f"tg{rep}", cwd)),
             ]
             for side in sides if rep % 2 == 0 else reversed(sides):
-                side()
-            shutil.rmtree(scratch / f"tg{rep}")
+                side()  # trees are kept until the end: benchmarks.settle_file_system
             if log:
                 print(
                     f"cold {rep + 1}: schemac {ours[-1].wall:.2f}s torchgen {theirs[-1].wall:.2f}s"
@@ -217,8 +216,7 @@ def measure(
             differing = sum(1 for p in new if old.get(p) != new[p])
             measured = torchgen_edits is None or number < torchgen_edits
             if measured:
-                reference = run_torchgen(layout, scratch / "tg_edit", cwd)
-                shutil.rmtree(scratch / "tg_edit")
+                reference = run_torchgen(layout, scratch / f"tg_edit{number}", cwd)
             edits.append(EditRun(name, mine, reference, rewritten, differing, measured))
             if log:
                 print(

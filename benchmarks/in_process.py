@@ -31,7 +31,6 @@ import argparse
 import importlib
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -41,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets
+from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets, settle_file_system
 
 #: (wall seconds, CPU seconds) of one run.
 Timing = tuple[float, float]
@@ -219,8 +218,9 @@ def measure(
             for side, label in labels.items():
                 out = Path(tmp) / f"{side}-{rep}"
                 out.mkdir()
+                # Trees are kept until the end: see benchmarks.settle_file_system.
+                settle_file_system()
                 times[label].append(run_side(bench, side, inputs, out))
-                shutil.rmtree(out)
             if verbose:
                 print(
                     f"run {rep + 1}: "
