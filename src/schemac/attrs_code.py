@@ -124,21 +124,34 @@ class CodeCache:
 
 
 def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeType, int]:
-    """``code`` with each integer constant in ``values`` replaced, in nested code too;
-    and how many constants were replaced."""
+    """``code`` with each integer constant in ``values`` replaced, in nested code
+    and in constant tuples too; and how many constants were replaced.
+
+    Tuples: the compiler folds ``hash((NUMBER,))``, the ``__hash__`` of a class
+    without fields, into one tuple constant (5 such classes in a ``-t all``
+    compile were compiled afresh every run before tuples were searched).
+    """
     found = 0
     consts: list[object] = []
     for constant in code.co_consts:
-        if type(constant) is int and constant in values:
-            constant = values[constant]
-            found += 1
-        elif isinstance(constant, types.CodeType):
-            constant, inner = _put_back(constant, values)
-            found += inner
+        constant, inner = _replaced(constant, values)
+        found += inner
         consts.append(constant)
     if not found:
         return code, 0
     return code.replace(co_consts=tuple(consts)), found
+
+
+def _replaced(constant: object, values: dict[int, int]) -> tuple[object, int]:
+    if type(constant) is int:
+        return (values[constant], 1) if constant in values else (constant, 0)
+    if isinstance(constant, types.CodeType):
+        return _put_back(constant, values)
+    if type(constant) is tuple:
+        items = [_replaced(item, values) for item in constant]
+        found = sum(inner for _, inner in items)
+        return (tuple(item for item, _ in items), found) if found else (constant, 0)
+    return constant, 0
 
 
 def _read(path: Path) -> dict[str, bytes]:
