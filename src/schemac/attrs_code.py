@@ -133,25 +133,37 @@ def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeT
     """
     found = 0
     consts: list[object] = []
+    # Types tested inline: this walks every constant of ~270 classes' methods.
     for constant in code.co_consts:
-        constant, inner = _replaced(constant, values)
-        found += inner
+        kind = type(constant)
+        if kind is int:
+            if constant in values:
+                constant = values[constant]
+                found += 1
+        elif kind is types.CodeType:
+            constant, inner = _put_back(constant, values)
+            found += inner
+        elif kind is tuple:
+            constant, inner = _in_tuple(constant, values)
+            found += inner
         consts.append(constant)
     if not found:
         return code, 0
     return code.replace(co_consts=tuple(consts)), found
 
 
-def _replaced(constant: object, values: dict[int, int]) -> tuple[object, int]:
-    if type(constant) is int:
-        return (values[constant], 1) if constant in values else (constant, 0)
-    if isinstance(constant, types.CodeType):
-        return _put_back(constant, values)
-    if type(constant) is tuple:
-        items = [_replaced(item, values) for item in constant]
-        found = sum(inner for _, inner in items)
-        return (tuple(item for item, _ in items), found) if found else (constant, 0)
-    return constant, 0
+def _in_tuple(constant: tuple[object, ...], values: dict[int, int]) -> tuple[object, int]:
+    found = 0
+    items: list[object] = []
+    for item in constant:
+        if type(item) is int and item in values:
+            item = values[item]
+            found += 1
+        elif type(item) is tuple:
+            item, inner = _in_tuple(item, values)
+            found += inner
+        items.append(item)
+    return (tuple(items), found) if found else (constant, 0)
 
 
 def _read(path: Path) -> dict[str, bytes]:
