@@ -1,10 +1,11 @@
 """``python -m benchmarks`` (``make bench``): every benchmark, then one summary table.
 
 Runs each ``bench_*`` module's ``bench(inputs, reps)`` in turn (front end,
-middle end, ATen backend, autograd, Python bindings) and prints, per stage,
-schemac's median, torchgen's median, their ratio, the target and whether it is
-met.  A module that does not exist yet, has no ``bench`` function or cannot
-compare on the given input is listed as skipped with the reason; a bench that
+middle end, ATen backend, autograd, Python bindings, the empty compile,
+rebuilds) and prints, per stage, schemac's median, torchgen's median, their
+ratio, the target and whether it is met.  A module that does not exist yet,
+has no ``bench`` function or cannot compare on the given input is listed as
+skipped with the reason; a bench that
 fails is reported and makes the exit code 1.
 
     python -m benchmarks [--quick] [--reps N] [--input DIR] [--only NAME,...]
@@ -33,6 +34,7 @@ MODULES: tuple[str, ...] = (
     "bench_headers",
     "bench_autograd",
     "bench_python",
+    "bench_empty",
     "bench_rebuild",
     "bench_backend_stubs",
 )

@@ -85,7 +85,7 @@ EDITS: tuple[tuple[str, Callable[[dict[str, Path]], None]], ...] = (
     ("dispatch entry", change_dispatch),
 )
 
-_TORCHGEN_AUTOGRAD = """
+TORCHGEN_AUTOGRAD = """
 import sys
 from torchgen.packaged.autograd.gen_autograd import gen_autograd, gen_autograd_python
 from torchgen.selective_build.selector import SelectiveBuilder
@@ -147,7 +147,7 @@ def run_torchgen(layout: Layout, out: Path, cwd: Path) -> ChildRun:
     runs = [run_child(aten, cwd)]
     for which, where in (("autograd", "autograd"), ("python", "python")):
         (out / where).mkdir(parents=True, exist_ok=True)
-        argv = [sys.executable, "-c", _TORCHGEN_AUTOGRAD, str(f["native_functions"])]
+        argv = [sys.executable, "-c", TORCHGEN_AUTOGRAD, str(f["native_functions"])]
         argv += [str(f["tags"]), str(out / where), str(layout.autograd_dir), which]
         runs.append(run_child(argv, cwd))
     return ChildRun(

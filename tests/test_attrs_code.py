@@ -125,3 +125,33 @@ def test_the_command_writes_the_same_files_with_a_cold_and_a_warm_cache(tmp_path
         outputs.append({p.relative_to(out): p.read_bytes() for p in out.rglob("*.h")})
         assert list((tmp_path / "cache" / "schemac" / "attrs").glob("*.marshal"))
     assert outputs[0] == outputs[1] and len(outputs[0]) > 5
+
+
+def test_a_class_without_fields_is_served_from_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its __hash__ is hash((NUMBER,)), which the compiler folds into one tuple
+    # constant: the number must be put back there too, not compiled afresh.
+    import builtins
+
+    def define() -> type:
+        @attrs.frozen
+        class Empty:
+            pass
+
+        return Empty
+
+    path = tmp_path / "code.marshal"
+    first = CodeCache(path, FLAGS)
+    monkeypatch.setattr(attr._make, "compile", first.compile, raising=False)
+    define()
+    first.save()
+    second = CodeCache(path, FLAGS)
+    monkeypatch.setattr(attr._make, "compile", second.compile, raising=False)
+    compiled: list[str] = []
+    real = builtins.compile
+    monkeypatch.setattr(builtins, "compile", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
+    kept = define()
+    monkeypatch.undo()
+    assert compiled == []
+    assert hash(kept()) == hash(define()())

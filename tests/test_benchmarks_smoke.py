@@ -31,7 +31,8 @@ def test_runner_quick_on_toyops() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     out = result.stdout
     assert re.search(r"^stage\s+unit\s+schemac\s+torchgen\s+ratio\s+target\s+met\?", out, re.M)
-    for stage in ("front end (load)", "middle end (load+passes)", "aten compile", "aten peak RSS"):
+    stages = ("front end (load)", "middle end (load+passes)", "aten compile", "aten peak RSS")
+    for stage in (*stages, "empty compile -t all"):
         unit = r"(?:wall s|cpu s|MiB)"
         row = re.search(
             rf"^{re.escape(stage)}\s+{unit}\s+([\d.]+)\s+([\d.]+)\s+[\d.]+x\s", out, re.M
@@ -43,6 +44,8 @@ def test_runner_quick_on_toyops() -> None:
     assert rerun, out
     assert int(rerun.group(2)) > 100
     assert (rerun.group(1), rerun.group(3), rerun.group(4)) == ("0", "0", "0")
+    # Both sides of the empty compile wrote their fixed files.
+    assert re.search(r"empty compile -t all: .*files: schemac [1-9]\d*, torchgen [1-9]\d* ", out)
     # A bench that cannot compare on a toy library says so instead of failing.
     assert "skipped bench_python:" in out
 

@@ -7,8 +7,12 @@ only lists them, parses and dispatches (the CLI stays thin).
 
 from __future__ import annotations
 
+import argparse
 import ast
 import inspect
+
+import attrs
+import pytest
 
 import schemac.cli
 from schemac.cli import SUBCOMMANDS, build_parser
@@ -44,4 +48,38 @@ def test_cli_module_defines_no_handler() -> None:
         "main",
         "_interrupt",
         "_terminate_as_interrupt",
+        "_subcommand_of",
     }
+
+
+def _subparser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    (action,) = [a for a in parser._actions if a.dest == "command"]
+    return action.choices[name]  # type: ignore[index,no-any-return]
+
+
+def test_a_parser_built_for_one_subcommand_is_the_whole_one_for_it() -> None:
+    whole = build_parser()
+    for command in SUBCOMMANDS:
+        one = build_parser(command.name)
+        assert one.format_help() == whole.format_help()
+        assert (
+            _subparser(one, command.name).format_help()
+            == _subparser(whole, command.name).format_help()
+        )
+
+
+def test_a_command_line_builds_only_its_subcommands_options(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def not_this_one(parser: argparse.ArgumentParser) -> None:
+        raise AssertionError("built the options of a subcommand the command line does not run")
+
+    guarded = tuple(
+        c if c.name == "compile" else attrs.evolve(c, arguments=not_this_one) for c in SUBCOMMANDS
+    )
+    monkeypatch.setattr(schemac.cli, "SUBCOMMANDS", guarded)
+    assert schemac.cli.main(["compile", "--help"]) == 0
+    assert "--targets" in capsys.readouterr().out
+    # No subcommand named first (here --help): every subcommand's options, as before.
+    with pytest.raises(AssertionError):
+        schemac.cli.main(["--help"])

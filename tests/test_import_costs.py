@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _loaded_after(statement: str, prefixes: tuple[str, ...]) -> list[str]:
@@ -11,9 +14,9 @@ def _loaded_after(statement: str, prefixes: tuple[str, ...]) -> list[str]:
         f"import sys\n{statement}\n"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {prefixes!r}))"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
-    return eval(done.stdout)  # a printed list of module names
+    return eval(done.stdout.splitlines()[-1])  # a printed list of module names, last
 
 
 def test_templates_do_not_load_email_through_mako() -> None:
@@ -27,3 +30,18 @@ def test_importlib_metadata_still_works_after_mako() -> None:
         "assert importlib.metadata.version('mako')"
     )
     assert "email" in _loaded_after(statement, ("email",))
+
+
+def test_a_small_compile_loads_no_resource_readers_or_difflib(tmp_path: Path) -> None:
+    # importlib.resources' first files() imports its readers and zipfile (3-5 ms);
+    # the grammar and the templates are found from the package's folder instead.
+    # difflib is for "did you mean" on a broken tag only.
+    toy = "examples/toyops"
+    statement = (
+        "from schemac.launcher import main\n"
+        f"assert main(['compile', '{toy}/native_functions.yaml', '--tags', '{toy}/tags.yaml', "
+        f"'--derivatives', '{toy}/derivatives.yaml', '-t', 'all', '-o', '{tmp_path / 'out'}'], "
+        "cache_code=True) == 0"
+    )
+    loaded = _loaded_after(statement, ("zipfile", "difflib", "importlib"))
+    assert [m for m in loaded if m in ("zipfile", "difflib", "importlib.readers")] == []

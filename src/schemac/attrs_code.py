@@ -124,21 +124,46 @@ class CodeCache:
 
 
 def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeType, int]:
-    """``code`` with each integer constant in ``values`` replaced, in nested code too;
-    and how many constants were replaced."""
+    """``code`` with each integer constant in ``values`` replaced, in nested code
+    and in constant tuples too; and how many constants were replaced.
+
+    Tuples: the compiler folds ``hash((NUMBER,))``, the ``__hash__`` of a class
+    without fields, into one tuple constant (5 such classes in a ``-t all``
+    compile were compiled afresh every run before tuples were searched).
+    """
     found = 0
     consts: list[object] = []
+    # Types tested inline: this walks every constant of ~270 classes' methods.
     for constant in code.co_consts:
-        if type(constant) is int and constant in values:
-            constant = values[constant]
-            found += 1
-        elif isinstance(constant, types.CodeType):
+        kind = type(constant)
+        if kind is int:
+            if constant in values:
+                constant = values[constant]
+                found += 1
+        elif kind is types.CodeType:
             constant, inner = _put_back(constant, values)
+            found += inner
+        elif kind is tuple:
+            constant, inner = _in_tuple(constant, values)
             found += inner
         consts.append(constant)
     if not found:
         return code, 0
     return code.replace(co_consts=tuple(consts)), found
+
+
+def _in_tuple(constant: tuple[object, ...], values: dict[int, int]) -> tuple[object, int]:
+    found = 0
+    items: list[object] = []
+    for item in constant:
+        if type(item) is int and item in values:
+            item = values[item]
+            found += 1
+        elif type(item) is tuple:
+            item, inner = _in_tuple(item, values)
+            found += inner
+        items.append(item)
+    return (tuple(items), found) if found else (constant, 0)
 
 
 def _read(path: Path) -> dict[str, bytes]:

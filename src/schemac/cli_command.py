@@ -38,10 +38,15 @@ class Subcommand:
     handler: Handler
 
 
-def add_subcommand(subparsers: Subparsers, command: Subcommand) -> argparse.ArgumentParser:
+def add_subcommand(
+    subparsers: Subparsers, command: Subcommand, *, with_arguments: bool = True
+) -> argparse.ArgumentParser:
+    """``command`` as a subparser; without its options unless ``with_arguments``
+    (a command line that runs another subcommand never parses them)."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         command.name, help=command.help, description=command.description
     )
-    command.arguments(parser)
+    if with_arguments:
+        command.arguments(parser)
     parser.set_defaults(handler=command.handler, parser=parser)
     return parser

@@ -8,6 +8,8 @@ argument and return names, overload names - and both answers must match.
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -15,11 +17,14 @@ from schemac import parse_schema
 from schemac.backends.aten.signatures.cpp_api import has_symint
 from schemac.backends.python.dispatch import CallMemo, takes_symint
 from schemac.backends.python.operators import UNTRACED_OPERATORS, is_traceable, python_bindings
-from schemac.backends.python.signatures import ArgumentMemo, python_argument
+from schemac.backends.python.signatures import ArgumentMemo, cpp_function_name, python_argument
+from schemac.backends.python.skips import PythonSkips
 from schemac.diagnostics import SchemacError, Span
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Annotation, Argument, FunctionSchema
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType, is_like
+from schemac.profiles import reference_profile
+from schemac.profiles.catalog import load_profile, supported_releases
 
 _TYPES = ("Tensor", "Tensor?", "Tensor[]", "int", "SymInt", "SymInt[]", "SymInt[2]", "SymInt?",
           "Storage", "Storage?", "Storage[]", "Scalar", "int[]")  # fmt: skip
@@ -147,3 +152,46 @@ def test_plain_calls_bind_every_parsed_argument(schemac_module) -> None:  # type
                     assert list(parsed.items()) == list(by_loop.items())
                     checked += 1
     assert checked > 2000
+
+
+def _skipped_by_definition(patterns: tuple[str, ...], name: str) -> bool:
+    """A name is skipped when one of the release's patterns matches all of it."""
+    return any(re.fullmatch(pattern, name) for pattern in patterns)
+
+
+def _skip_rules() -> list[tuple[tuple[str, ...], PythonSkips]]:
+    rules = []
+    for release in supported_releases():
+        profile = load_profile(release)
+        rules.append((profile.ordered("python_skipped_name_patterns"), PythonSkips.of(profile)))
+    return rules
+
+
+_SKIP_RULES = _skip_rules()
+#: The patterns' own text, with the edits that decide a match at their ends.
+_SKIP_WORDS = sorted(
+    {
+        word + suffix
+        for patterns, _ in _SKIP_RULES
+        for pattern in patterns
+        for word in (pattern, pattern.lstrip("_"), re.sub(r"[^a-z_]", "", pattern))
+        for suffix in ("", "_", "_out", "x", "_backward")
+    }
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(_SKIP_WORDS), st.sampled_from(("", "_", "x")))
+def test_the_plain_name_skips_follow_the_patterns(word: str, prefix: str) -> None:
+    # A plain-name pattern is answered by a set lookup, the rest by the regex.
+    for patterns, skips in _SKIP_RULES:
+        name = prefix + word
+        assert skips.is_skipped_name(name) == _skipped_by_definition(patterns, name), name
+
+
+def test_the_skips_on_torchs_functions(schemac_module) -> None:  # type: ignore[no-untyped-def]
+    profile = reference_profile()
+    patterns, skips = profile.ordered("python_skipped_name_patterns"), PythonSkips.of(profile)
+    for function in schemac_module.functions:
+        name = cpp_function_name(function.func)
+        assert skips.is_skipped_name(name) == _skipped_by_definition(patterns, name), name

@@ -180,3 +180,12 @@ def test_a_render_leaves_no_cyclic_garbage(package: str) -> None:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_template_dir_is_where_importlib_resources_finds_it() -> None:
+    # template_dir reads the package's __path__ to skip importlib.resources' readers.
+    from importlib import resources
+
+    for package in ("schemac.backends.aten", "schemac.backends.python", "schemac.backends.aoti"):
+        expected = Path(str(resources.files(package) / templating.TEMPLATE_DIR_NAME))
+        assert template_dir(package) == expected

@@ -22,7 +22,6 @@ what depends on it, and the passes do not run.
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from collections.abc import Set as AbstractSet
@@ -149,6 +148,8 @@ class KnownTags(AbstractSet[str]):
             return True
         if not self._broken:
             return False
+        import difflib  # only when some tag failed to load: not on every load's import path
+
         closest = difflib.get_close_matches(tag, [*self._defined, *self._broken], n=1, cutoff=0.6)
         if closest and closest[0] in self._broken:
             self._failed.tags.add(tag)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import sys
-from importlib import resources
 from pathlib import Path
 
 import lark
@@ -25,7 +24,10 @@ START_SYMBOLS = ("schema", "operator_name", "argument_item", "returns")
 
 
 def grammar_text() -> str:
-    packaged = resources.files("schemac").joinpath("grammar").joinpath(GRAMMAR_NAME)
+    # The package's own folder, not ``importlib.resources``: its first call
+    # imports its readers (zipfile among them), 3-5 ms of every compile, for
+    # a package that is always a directory (Lark and Mako read files here).
+    packaged = Path(__file__).resolve().parents[1] / "grammar" / GRAMMAR_NAME
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
     checkout = Path(__file__).resolve().parents[3] / "grammar" / GRAMMAR_NAME

@@ -33,7 +33,7 @@ import os
 import stat
 import sys
 
-from schemac.rebuild.fingerprint import PACKAGE_DIR
+from schemac.rebuild.fingerprint import PACKAGE_DIR, cache_root
 
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
@@ -43,12 +43,6 @@ if TYPE_CHECKING:
 
 _CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".so", ".pyd", ".pth", ".dylib")
 _SYSTEM_ROOTS = ("/proc/", "/sys/", "/dev/")
-
-
-def _cache_root() -> str:
-    """Where :mod:`schemac.cachedir` keeps its files (without importing it)."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(os.path.abspath(base), "schemac")
 
 
 class InputRecorder:
@@ -62,7 +56,7 @@ class InputRecorder:
         # the compile wrote there is left out by :meth:`read_files`.
         self._out_prefixes = (os.path.join(parent, f".{name}.schemac-"),)
         self._out = out
-        self._skip_prefixes = (PACKAGE_DIR + os.sep, _cache_root() + os.sep, *_SYSTEM_ROOTS)
+        self._skip_prefixes = (PACKAGE_DIR + os.sep, cache_root() + os.sep, *_SYSTEM_ROOTS)
         self.files: set[str] = set()
         self.directories: set[str] = set()
         self.active = False
