@@ -26,7 +26,6 @@ target is the absolute 0.3 s (as the no-op row of bench_rebuild states it:
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -138,10 +137,7 @@ def measure(inputs: Inputs, runs: int, log: bool = False) -> EmptyResult:
             order = (run_schemac, run_reference) if rep % 2 == 0 else (run_reference, run_schemac)
             for side in order:
                 side()
-            # 172 files a run is far from the recently-deleted-inode trouble
-            # of big trees (docs/performance.md), but keep the scratch small.
-            shutil.rmtree(mine)
-            shutil.rmtree(reference)
+            # Trees stay until the end (benchmarks.settle_file_system).
             if log:
                 a, b = ours[-1], theirs[-1]
                 print(
