@@ -48,6 +48,19 @@ RELEASES = ("2.13.0", "2.14.1", "2.15.0")
 DEFAULT_RELEASES = ("2.13.0", "2.14.1")
 #: The reference every other test uses.
 PRIMARY_RELEASE = "2.13.0"
+#: Issue 15's files that g++ must accept against each release's headers, by
+#: their path under the output directory (test_release_compile.py for 2.13-2.15,
+#: test_old_release_compile.py for 2.11 and 2.12).
+FAMILY_SOURCES = (
+    "ATen/RegisterFunctionalization_0.cpp",
+    "ATen/ViewMetaClasses.cpp",
+    "ATen/UfuncCPU_add.cpp",
+    "ATen/UfuncCPUKernel_add.cpp",
+    "aoti/c_shim_cpu.cpp",
+    "aoti/c_shim_aten.cpp",
+    "ATen/Functions.cpp",
+    "ATen/core/TensorMethods.cpp",
+)
 
 _WHEEL_PARTS = ("torchgen/", "torch/include/")
 _DIST_INFO = re.compile(r"torch-[^/]+\.dist-info/")

@@ -26,7 +26,7 @@ from schemac.frontend.loader import load_module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager
 from schemac.profiles import load_profile
-from torch_releases import reference_release, release_yaml_paths
+from torch_releases import FAMILY_SOURCES, reference_release, release_yaml_paths
 
 #: ``make test`` runs ``slow`` tests: this one only runs under ``-m slow``.
 pytestmark = [pytest.mark.torch, pytest.mark.slow, pytest.mark.slow_only]
@@ -38,14 +38,7 @@ GROUPS = (
         (
             "ATen/RegisterCPU_0.cpp",
             "ATen/RegisterSchema.cpp",
-            "ATen/RegisterFunctionalization_0.cpp",
-            "ATen/ViewMetaClasses.cpp",
-            "ATen/UfuncCPU_add.cpp",
-            "ATen/UfuncCPUKernel_add.cpp",
-            "aoti/c_shim_cpu.cpp",
-            "aoti/c_shim_aten.cpp",
-            "ATen/Functions.cpp",
-            "ATen/core/TensorMethods.cpp",
+            *FAMILY_SOURCES,
         ),
         (".",),
         ("-DAT_PER_OPERATOR_HEADERS", "-DCPU_CAPABILITY=DEFAULT"),

@@ -49,24 +49,13 @@ from schemac.backends.driver import compile_to_directory
 from schemac.frontend.host_templates import load_host_templates
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile
-from torch_releases import ReferenceRelease, built_once
+from torch_releases import FAMILY_SOURCES, ReferenceRelease, built_once
 
 pytestmark = [pytest.mark.torch, pytest.mark.each_release(secondary=True)]
 
 TARGETS = ("headers", "schema", "cpu", "autograd", "python", "functionalization", "ufunc", "aoti")
 #: The machine (and CI's) has two cores.
 JOBS = 2
-#: Issue 15's files, by their path under the output directory.
-FAMILY_SOURCES = (
-    "ATen/RegisterFunctionalization_0.cpp",
-    "ATen/ViewMetaClasses.cpp",
-    "ATen/UfuncCPU_add.cpp",
-    "ATen/UfuncCPUKernel_add.cpp",
-    "aoti/c_shim_cpu.cpp",
-    "aoti/c_shim_aten.cpp",
-    "ATen/Functions.cpp",
-    "ATen/core/TensorMethods.cpp",
-)
 #: The hand-written inner loop UfuncCPUKernel_add.cpp includes (test_ufunc.py).
 UFUNC_ADD_H = Path(__file__).with_name("data") / "ufunc_add.h"
 
