@@ -15,9 +15,11 @@ output when run as a script.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import sys
+import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,9 +123,28 @@ def settle_file_system() -> None:
     """Write back what earlier runs left dirty before the next run's clock starts.
 
     Each side creates ~7,800 files; without this, the kernel writes the last
-    run's pages back (and, on a file system mounted with online discard,
-    trims the blocks of trees deleted meanwhile) during the next run, which
-    then pays seconds of system time for work that is not its own.  Trees are
-    deleted only when a benchmark module ends, for the same reason.
+    run's pages back during the next run, which then pays system time for
+    work that is not its own.  Trees are not deleted between runs either
+    (:func:`scratch_dir`).
     """
     os.sync()
+
+
+#: Where :func:`scratch_dir` directories go while ``python -m benchmarks`` runs
+#: (set by ``__main__``, removed when every module is done).
+SESSION_SCRATCH: Path | None = None
+
+
+def scratch_dir(prefix: str) -> contextlib.AbstractContextManager[str]:
+    """A scratch directory for one benchmark module's runs.
+
+    Under ``python -m benchmarks`` it is kept until every module has run:
+    ext4 (without a journal, as here) avoids reusing an inode deleted in the
+    last 60-300 s, so creating thousands of files right after deleting a tree
+    costs seconds of system time on either side (docs/performance.md,
+    "Creating 7,700 files").  Deleting only at the very end keeps that out of
+    every timed run.  A module run alone cleans up after itself.
+    """
+    if SESSION_SCRATCH is None:
+        return tempfile.TemporaryDirectory(prefix=prefix)
+    return contextlib.nullcontext(tempfile.mkdtemp(prefix=prefix, dir=SESSION_SCRATCH))

@@ -20,10 +20,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import tempfile
 import time
 import traceback
 from pathlib import Path
 
+import benchmarks
 from benchmarks import Inputs, Skip, Stage, target_text
 
 #: In pipeline order; each is ``benchmarks.<name>``.
@@ -106,14 +108,20 @@ def main(argv: list[str] | None = None) -> int:
     stages: list[Stage] = []
     skipped: list[str] = []
     failures: list[str] = []
-    for name in names:
-        start = time.perf_counter()
-        print(f"running {name} ...", flush=True)
-        found, reason, broken = _run(name, inputs, reps)
-        stages.extend(found)
-        if reason is not None:
-            (failures if broken else skipped).append(f"{name}: {reason}")
-        print(f"  done in {time.perf_counter() - start:.1f}s", flush=True)
+    # Output trees are deleted once, after the last module (benchmarks.scratch_dir).
+    with tempfile.TemporaryDirectory(prefix="schemac-bench-") as session:
+        benchmarks.SESSION_SCRATCH = Path(session)
+        try:
+            for name in names:
+                start = time.perf_counter()
+                print(f"running {name} ...", flush=True)
+                found, reason, broken = _run(name, inputs, reps)
+                stages.extend(found)
+                if reason is not None:
+                    (failures if broken else skipped).append(f"{name}: {reason}")
+                print(f"  done in {time.perf_counter() - start:.1f}s", flush=True)
+        finally:
+            benchmarks.SESSION_SCRATCH = None
 
     print()
     print(format_table(stages))

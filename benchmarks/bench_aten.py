@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import SRC, Inputs, Stage, median, settle_file_system
+from benchmarks import SRC, Inputs, Stage, median, scratch_dir, settle_file_system
 from schemac.backends.registry import NOT_IN_ALL, TARGET_NAMES
 from schemac.rebuild.fragments import FRAGMENTS_NAME
 from schemac.rebuild.state import STATE_NAME
@@ -213,7 +213,7 @@ def measure(
     theirs: list[ChildRun] = []
     env = schemac_env()
     byte_compile_schemac()
-    with tempfile.TemporaryDirectory(prefix="bench_aten_") as tmp:
+    with scratch_dir("bench_aten_") as tmp:
         scratch = Path(tmp)
         source = _torchgen_source(inputs, scratch)
         last_out = scratch / "none"

@@ -27,11 +27,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import Inputs, Stage, median
+from benchmarks import Inputs, Stage, median, scratch_dir
 from benchmarks.bench_aten import ChildRun, byte_compile_schemac, run_child, schemac_env
 from benchmarks.bench_rebuild import TORCHGEN_AUTOGRAD
 
@@ -116,7 +115,7 @@ def measure(inputs: Inputs, runs: int, log: bool = False) -> EmptyResult:
     byte_compile_schemac()
     ours: list[ChildRun] = []
     theirs: list[ChildRun] = []
-    with tempfile.TemporaryDirectory(prefix="bench_empty_") as tmp:
+    with scratch_dir("bench_empty_") as tmp:
         scratch = Path(tmp)
         layout = make_layout(inputs, scratch)
         # torchgen writes AOTInductor shims into its working directory.
@@ -137,7 +136,7 @@ def measure(inputs: Inputs, runs: int, log: bool = False) -> EmptyResult:
             order = (run_schemac, run_reference) if rep % 2 == 0 else (run_reference, run_schemac)
             for side in order:
                 side()
-            # Trees stay until the end (benchmarks.settle_file_system).
+            # Trees stay until the end (benchmarks.scratch_dir).
             if log:
                 a, b = ours[-1], theirs[-1]
                 print(

@@ -25,12 +25,11 @@ import argparse
 import re
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import Inputs, Skip, Stage, median
+from benchmarks import Inputs, Skip, Stage, median, scratch_dir
 from benchmarks.bench_aten import (
     ChildRun,
     byte_compile_schemac,
@@ -181,7 +180,7 @@ def measure(
     after each)."""
     env = schemac_env()
     byte_compile_schemac()
-    with tempfile.TemporaryDirectory(prefix="bench_rebuild_") as tmp:
+    with scratch_dir("bench_rebuild_") as tmp:
         scratch = Path(tmp)
         layout = make_layout(inputs, scratch)
         cwd = scratch / "cwd"
@@ -196,7 +195,7 @@ def measure(
                 lambda rep=rep: theirs.append(run_torchgen(layout, scratch / f"tg{rep}", cwd)),
             ]
             for side in sides if rep % 2 == 0 else reversed(sides):
-                side()  # trees are kept until the end: benchmarks.settle_file_system
+                side()  # trees are kept until the end: benchmarks.scratch_dir
             if log:
                 print(
                     f"cold {rep + 1}: schemac {ours[-1].wall:.2f}s torchgen {theirs[-1].wall:.2f}s"

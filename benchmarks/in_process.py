@@ -40,7 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets, settle_file_system
+from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets, scratch_dir, settle_file_system
 
 #: (wall seconds, CPU seconds) of one run.
 Timing = tuple[float, float]
@@ -213,12 +213,12 @@ def measure(
     """Median (wall, CPU) of each side, by label, over ``reps`` alternating rounds."""
     labels = bench.side_labels()
     times: dict[str, list[Timing]] = {label: [] for label in labels.values()}
-    with tempfile.TemporaryDirectory() as tmp:
+    with scratch_dir("bench_in_process_") as tmp:
         for rep in range(reps):
             for side, label in labels.items():
                 out = Path(tmp) / f"{side}-{rep}"
                 out.mkdir()
-                # Trees are kept until the end: see benchmarks.settle_file_system.
+                # Trees are kept until the bench ends: benchmarks.scratch_dir.
                 settle_file_system()
                 times[label].append(run_side(bench, side, inputs, out))
             if verbose:
