@@ -1,0 +1,129 @@
+"""A re-run with ``-j 2`` over a recorded OUT: the child's reuse questions and
+fragments reach the record (Note [Split emission], ``split.replay``).
+
+The child asks the inherited record whether OUT still holds its deferred
+files and renders or reuses its fragments; the parent asks its own record
+the same questions again and records the child's fragments.  If that replay
+lost anything, the next run would re-render (slower, still right) or, worse,
+keep a file whose key was never recorded.  So: cold, edit, re-run, edit back,
+re-run, each with ``-j 2`` split on the toy library, and every tree equal to
+a cold compile of the same YAML, with only the files that differ rewritten.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from schemac import launcher
+from schemac.backends import driver, reuse, split
+from schemac.backends.forked import can_fork
+from schemac.backends.output.files import GeneratedFile
+from schemac.rebuild import state
+from schemac.rebuild.fragments import FRAGMENTS_NAME
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = ROOT / "examples" / "toyops"
+BOOKKEEPING = frozenset({state.STATE_NAME, FRAGMENTS_NAME})
+#: Deferred files (headers), fragments (cpu's registrations, declarations, the
+#: Python bindings) and late work (autograd, the Python node getters).
+TARGETS = "headers,schema,cpu,autograd,python,declarations"
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+
+
+@pytest.fixture
+def split_toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private copy of the toy library, compiled in two shares however small,
+    with the per-operator headers (deferred files) in the child's share."""
+    monkeypatch.setattr(driver, "SERIAL_BELOW_FUNCTIONS", 0)
+    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)
+    monkeypatch.setattr(split, "UNIT_COST", {"declarations/declarations": 5.0})
+    copy = tmp_path / "toy"
+    shutil.copytree(TOY, copy)
+    return copy
+
+
+@pytest.fixture
+def render_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every deferred file rendered, one path a line, by either process."""
+    log = tmp_path / "rendered.log"
+    made = reuse.Deferred.made
+
+    def logged(self: reuse.Deferred) -> GeneratedFile:
+        handle = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            os.write(handle, f"{self.path}\n".encode())
+        finally:
+            os.close(handle)
+        return made(self)
+
+    monkeypatch.setattr(reuse.Deferred, "made", logged)
+    return log
+
+
+def _rendered(log: Path) -> list[str]:
+    text = log.read_text() if log.exists() else ""
+    log.unlink(missing_ok=True)
+    return text.splitlines()
+
+
+def _argv(toy: Path, out: Path) -> list[str]:
+    return [
+        "compile", str(toy / "native_functions.yaml"),
+        "--tags", str(toy / "tags.yaml"), "--derivatives", str(toy / "derivatives.yaml"),
+        "-t", TARGETS, "-o", str(out), "-j", "2",
+    ]  # fmt: skip
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name not in BOOKKEEPING
+    }
+
+
+def _stamps(root: Path) -> dict[str, tuple[int, int]]:
+    return {
+        path: (os.stat(root / path).st_ino, os.stat(root / path).st_mtime_ns)
+        for path in _files(root)
+    }
+
+
+def test_split_reruns_equal_cold_compiles_and_rewrite_only_what_differs(
+    split_toy: Path, render_log: Path, tmp_path: Path
+) -> None:
+    shares = split.plan_shares(split.emission_units(TARGETS.split(",")), None)
+    assert shares is not None
+    assert "aten-headers" in {u.backend.name for u in shares.there}
+    out = tmp_path / "out"
+    yaml = split_toy / "native_functions.yaml"
+    original = yaml.read_text()
+    edited = original.replace("float high=1.0", "float high=2.0", 1)
+    assert edited != original
+    assert launcher.main(_argv(split_toy, out)) == 0
+    every = _rendered(render_log)
+    assert len(every) > 50  # the child rendered every per-operator header
+    for number, text in enumerate((edited, original)):
+        before, old = _stamps(out), _files(out)
+        yaml.write_text(text)
+        assert launcher.main(_argv(split_toy, out)) == 0
+        # Only the edited operator's headers: the child's keys were recorded.
+        assert 0 < len(_rendered(render_log)) < len(every) // 4
+        cold = tmp_path / f"cold{number}"
+        assert launcher.main(_argv(split_toy, cold)) == 0
+        _rendered(render_log)
+        new = _files(out)
+        assert new == _files(cold)
+        differing = {p for p in new if old.get(p) != new[p]}
+        assert differing  # the edit shows in the headers and the bindings
+        rewritten = {p for p, stamp in _stamps(out).items() if before.get(p) != stamp}
+        assert rewritten == differing
+    # The record the replayed questions made is complete: a no-op touches nothing.
+    before = _stamps(out)
+    assert launcher.main(_argv(split_toy, out)) == 0
+    assert _stamps(out) == before
