@@ -104,6 +104,15 @@ class BackendInput:
         hidden = {op.span for op in listed if load.left_out(op.name)}
         return [d for d in found if d.span not in hidden]
 
+    def unknown_operator_problems(self, module: Module) -> list[Diagnostic]:
+        """The backend YAML's unknown operators, against the loaded ``module``
+        of a compile whose passes failed (they cannot bind it)."""
+        if self.spec is None:
+            return []
+        from schemac.backends.backend_stubs.bind import unknown_operators
+
+        return list(unknown_operators(module, self.spec))
+
     def attached_to(self, module: Module) -> Module:
         """``module`` carrying the backend (unchanged without ``--backend``)."""
         if self.path is None:

@@ -21,7 +21,6 @@ from schemac.cli_command import Subcommand
 from schemac.cli_host import host_release_warnings
 from schemac.cli_inputs import (
     add_input_arguments,
-    checked_module,
     every_problem,
     load_inputs_partially,
 )
@@ -194,8 +193,12 @@ def _compile_recorded(
         try:
             pipeline = manager.run(context, module)
         except SchemacError as error:  # reported as check reports it
-            checked_module(load, lambda m: m, names=cpp_name_diagnostics, failure=error)
-            raise
+            _, problems = every_problem(
+                load, lambda m: m, names=cpp_name_diagnostics, failure=error
+            )
+            # The backend YAML's unknown operators too: Note [Every error in one run].
+            problems += backend.unknown_operator_problems(module)
+            raise InputError(problems) from None
     module = backend.attached_to(pipeline.module)
     try:
         result = compile_to_directory(

@@ -309,6 +309,36 @@ def test_backend_yaml_naming_an_unknown_operator_beside_a_load_error(tmp_path: P
     assert not out.exists()
 
 
+def test_backend_yaml_naming_an_unknown_operator_beside_a_pass_error(tmp_path: Path) -> None:
+    """The passes fail (no load error): the backend YAML's unknown operators are still
+    reported, and an ``autogen:`` variant the passes would make is not unknown."""
+    paths = _library(
+        tmp_path,
+        {
+            "native_functions.yaml": [
+                (
+                    "  structured_delegate: scale.out\n  variants: method\n",
+                    "  structured_delegate: scale.outt\n  variants: method\n",
+                )
+            ]
+        },
+    )
+    backend = tmp_path / "backend.yaml"
+    backend.write_text(
+        "backend: XLA\ncpp_namespace: torch_xla\nsupported:\n- scale\n- clamp_range.out\n- nope\n"
+    )
+    native, tags = str(paths["native_functions.yaml"]), str(paths["tags.yaml"])
+    out = tmp_path / "out"
+    code, err = _run(["compile", native, "--tags", tags, "--backend", str(backend), "-o", str(out)])
+    assert code == 1
+    assert [(f[0], f[1], f[2]) for f in _errors(err)] == [
+        ("backend.yaml", 6, 3),
+        ("native_functions.yaml", *_position(paths["native_functions.yaml"], "scale.outt")),
+    ], err
+    assert "'nope' in 'supported' is not an operator" in err
+    assert not out.exists()
+
+
 def _entry_starts(name: str, prefix: str) -> list[int]:
     lines = (TOYOPS / name).read_text(encoding="utf-8").splitlines()
     return [i for i, line in enumerate(lines) if line.startswith(prefix)]

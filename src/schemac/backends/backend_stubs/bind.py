@@ -127,6 +127,25 @@ def bind_backend(
     return BoundBackend(spec, forward, backward, structured), tuple(problems)
 
 
+def unknown_operators(module: Module, spec: ExternalBackend) -> tuple[Diagnostic, ...]:
+    """The backend YAML's operators that ``module`` neither has nor will have.
+
+    For a module the passes could not finish (Note [Every error in one run]):
+    only the loaded entries exist yet, so an operator is known if an entry
+    declares it or lists it under ``autogen:`` (the variants the passes
+    would synthesise).  Everything else binding checks needs the passes.
+    """
+    by_text = {str(f.func.name): f for f in module.functions}
+    known = set(by_text) | {str(name) for f in module.functions for name in f.autogen}
+    listings = (("supported", spec.supported), ("autograd", spec.autograd), ("symint", spec.symint))
+    return tuple(
+        _unknown(op, listing, by_text)
+        for listing, ops in listings
+        for op in ops
+        if op.name not in known
+    )
+
+
 def _in_tree_keys(module: Module, spec: ExternalBackend) -> list[Diagnostic]:
     """An out-of-tree key must not already have kernels in native_functions.yaml."""
     in_tree = {key for resolution in module.resolutions.values() for key in resolution.dispatch}
