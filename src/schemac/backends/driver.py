@@ -94,9 +94,7 @@ def emit_targets(
         check_cpp_names(module)
     here = _Emission(OutputSet(), on_file, reuse, profile, werror)
     if shares is None:
-        failure = here.emit_all(module, units)
-        if failure is not None:
-            raise failure.error()
+        here.emit_all(module, units)
     else:
         _emit_split(module, shares, late, here, stage_for, staged_apart)
     if timings is not None:
@@ -125,7 +123,7 @@ def _emit_split(
         "the second share of the backends",
     )
     try:
-        failure = here.emit_all(module, shares.here)
+        failure = here.emit_all(module, shares.here, split=True)
     except BaseException:
         child.discard()
         raise
@@ -166,7 +164,7 @@ def _child_share(
                 return ShareResult(failure=Failure(BEFORE_UNITS, type(error), error.diagnostics))
             there.timings.extend((f"{name} (split)", s) for name, s in pass_timings)
             there.warnings.extend((BEFORE_UNITS, w) for w in late_warnings)
-        failure = there.emit_all(module, shares.there, suffix=" (split)")
+        failure = there.emit_all(module, shares.there, suffix=" (split)", split=True)
         if failure is not None:
             if stager is not None:
                 stager.discard()
@@ -220,8 +218,11 @@ class _Emission:
         self.fingerprints = Fingerprints()
         self._memo = RunMemo()  # one module, one run: see RunMemo
 
-    def emit_all(self, module: Module, units: Sequence[Unit], suffix: str = "") -> Failure | None:
-        """Emit ``units`` in order; the first diagnosed error, with its unit's position."""
+    def emit_all(
+        self, module: Module, units: Sequence[Unit], suffix: str = "", *, split: bool = False
+    ) -> Failure | None:
+        """Emit ``units`` in order.  In a ``split``, the first diagnosed error is
+        returned with its unit's position instead of raised (Note [Split emission])."""
         spent: dict[str, float] = {}
         try:
             for unit in units:
@@ -229,6 +230,8 @@ class _Emission:
                 try:
                     self._emit(module, unit)
                 except SchemacError as error:
+                    if not split:
+                        raise
                     return Failure(unit.position, type(error), error.diagnostics)
                 spent[unit.target] = spent.get(unit.target, 0.0) + time.perf_counter() - start
         finally:
