@@ -46,11 +46,12 @@ class ViewTable:
     """Memoised views of one module's functions; see the module docstring."""
 
     def __init__(self) -> None:
-        self._cpp: dict[int, tuple[NativeFunction, CppSignatureGroup]] = {}
-        self._dispatcher: dict[int, tuple[NativeFunction, DispatcherSignature]] = {}
-        self._native: dict[
-            tuple[int, str | None, bool], tuple[NativeFunction, NativeSignature]
-        ] = {}
+        # By the function's identity; each function is pinned in ``_pinned``
+        # when its first view is stored (one list slot, not a (function, view)
+        # tuple per view: ~12,000 views of torch's functions).
+        self._cpp: dict[int, CppSignatureGroup] = {}
+        self._dispatcher: dict[int, DispatcherSignature] = {}
+        self._native: dict[tuple[int, str | None, bool], NativeSignature] = {}
         self._meta: dict[
             tuple[int, int], tuple[NativeFunction, NativeFunction, StructuredMeta]
         ] = {}
@@ -69,15 +70,17 @@ class ViewTable:
         """:func:`.cpp_signature_group` of ``fn`` (not a method, no fallback binding)."""
         hit = self._cpp.get(id(fn))
         if hit is None:
-            hit = self._cpp[id(fn)] = (fn, cpp_signature_group(fn))
-        return hit[1]
+            hit = self._cpp[id(fn)] = cpp_signature_group(fn)
+            self._pinned.append(fn)
+        return hit
 
     def dispatcher(self, fn: NativeFunction) -> DispatcherSignature:
         """:func:`.dispatcher_signature` of ``fn`` (symbolic)."""
         hit = self._dispatcher.get(id(fn))
         if hit is None:
-            hit = self._dispatcher[id(fn)] = (fn, dispatcher_signature(fn))
-        return hit[1]
+            hit = self._dispatcher[id(fn)] = dispatcher_signature(fn)
+            self._pinned.append(fn)
+        return hit
 
     def native(
         self, fn: NativeFunction, *, kernel: str | None = None, symint: bool | None = None
@@ -94,8 +97,9 @@ class ViewTable:
                 # A function's kernels differ only in name: share the parameters.
                 base = self.native(fn, kernel=None, symint=symint)
                 sig = NativeSignature(kernel, base.params, base.returns, symint=symint)
-            hit = self._native[key] = (fn, sig)
-        return hit[1]
+            hit = self._native[key] = sig
+            self._pinned.append(fn)
+        return hit
 
     def structured_meta(self, functional: NativeFunction, out: NativeFunction) -> StructuredMeta:
         """:func:`.structured_meta` of the group of ``functional`` and ``out``."""
