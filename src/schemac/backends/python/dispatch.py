@@ -328,7 +328,7 @@ def _lambda_params(
             continue
         name = arg.name
         hit = seen.get(id(arg))  # nearly always: python_signature mapped it
-        key = id(hit[1] if hit is not None else memo.arguments.of(arg))
+        key = id(hit if hit is not None else memo.arguments.of(arg))
         known = spelled.get(key)
         if known is None:
             cpp = str(argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv))
