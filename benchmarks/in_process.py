@@ -22,7 +22,9 @@ rep, so the load of a shared machine hits all of them alike:
 Each run is timed in wall seconds, and in CPU seconds of its process and
 of the helper processes it waited for (``os.times``: children's time counts
 once they are reaped), which is far less sensitive to other jobs on a shared
-machine and shows what the parallel work costs.
+machine and shows what the parallel work costs.  The end-to-end pair also
+compares peak RSS (the largest of the reps; each process's whole life, imports
+included: side_process.py), the target being no more than torchgen's.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets, scratch_dir,
 
 #: (wall seconds, CPU seconds) of one run.
 Timing = tuple[float, float]
+
+#: (wall seconds, CPU seconds, peak RSS in MiB) of one side process.
+SideRun = tuple[float, float, float]
 
 #: Runs the torchgen generator: (native_functions, tags, autograd dir, output dir).
 TorchgenRun = Callable[[str, str, str, Path], None]
@@ -193,7 +198,7 @@ SIDES: dict[str, SidePreparer] = {
 }
 
 
-def run_side(bench: TargetBench, side: str, inputs: Inputs, out: Path) -> Timing:
+def run_side(bench: TargetBench, side: str, inputs: Inputs, out: Path) -> SideRun:
     """One timed run of ``side`` in a fresh interpreter (benchmarks/side_process.py)."""
     assert inputs.derivatives is not None and inputs.deprecated is not None
     files = (inputs.native_functions, inputs.tags, inputs.derivatives, inputs.deprecated)
@@ -204,15 +209,16 @@ def run_side(bench: TargetBench, side: str, inputs: Inputs, out: Path) -> Timing
     if result.returncode != 0:
         raise RuntimeError(f"{side} run failed:\n{result.stderr[-2000:]}")
     timing = json.loads(result.stdout.strip().splitlines()[-1])
-    return float(timing["wall"]), float(timing["cpu"])
+    return float(timing["wall"]), float(timing["cpu"]), float(timing["peak_mib"])
 
 
 def measure(
     bench: TargetBench, inputs: Inputs, reps: int, *, verbose: bool = False
-) -> dict[str, Timing]:
-    """Median (wall, CPU) of each side, by label, over ``reps`` alternating rounds."""
+) -> dict[str, SideRun]:
+    """Median wall and CPU time and largest peak RSS of each side, by label, over
+    ``reps`` alternating rounds."""
     labels = bench.side_labels()
-    times: dict[str, list[Timing]] = {label: [] for label in labels.values()}
+    times: dict[str, list[SideRun]] = {label: [] for label in labels.values()}
     with scratch_dir("bench_in_process_") as tmp:
         for rep in range(reps):
             for side, label in labels.items():
@@ -225,12 +231,17 @@ def measure(
                 print(
                     f"run {rep + 1}: "
                     + ", ".join(
-                        f"{n} {t[-1][0]:.2f}s (cpu {t[-1][1]:.2f}s)" for n, t in times.items()
+                        f"{n} {t[-1][0]:.2f}s (cpu {t[-1][1]:.2f}s, {t[-1][2]:.0f} MiB)"
+                        for n, t in times.items()
                     ),
                     flush=True,
                 )
     return {
-        name: (statistics.median(t[0] for t in ts), statistics.median(t[1] for t in ts))
+        name: (
+            statistics.median(t[0] for t in ts),
+            statistics.median(t[1] for t in ts),
+            max(t[2] for t in ts),
+        )
         for name, ts in times.items()
     }
 
@@ -259,6 +270,10 @@ def stages(bench: TargetBench, inputs: Inputs, reps: int) -> list[Stage]:
                     notes=notes if index == 0 else (),
                 )
             )
+    (_, full, cold), _ = bench.pairs
+    result.append(
+        Stage(f"{bench.target} end-to-end peak RSS", medians[full][2], medians[cold][2], 1.0, "MiB")
+    )
     return result
 
 
@@ -269,10 +284,13 @@ def main(bench: TargetBench, description: str) -> int:
     args = parser.parse_args()
     medians = measure(bench, Inputs.torch(), args.reps, verbose=True)
     print()
-    for name, (wall, cpu) in medians.items():
-        print(f"median {name:38s} wall {wall:7.3f}s  cpu {cpu:7.3f}s")
+    for name, (wall, cpu, peak) in medians.items():
+        print(f"median {name:38s} wall {wall:7.3f}s  cpu {cpu:7.3f}s  peak {peak:5.0f} MiB")
     for label, ours, theirs in bench.pairs:
         wall = medians[theirs][0] / medians[ours][0]
         cpu = medians[theirs][1] / medians[ours][1]
         print(f"speed-up {label:14s} wall {wall:5.2f}x  cpu {cpu:5.2f}x  (target >= 5x)")
+    (_, full, cold), _ = bench.pairs
+    ratio = medians[full][2] / medians[cold][2]
+    print(f"peak RSS end-to-end {ratio:5.2f}x torchgen's  (target <= 1.00x)")
     return 0

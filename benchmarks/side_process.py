@@ -2,7 +2,7 @@
 
     python -m benchmarks.side_process BENCH_MODULE SIDE OUT NATIVE TAGS DERIVATIVES DEPRECATED
 
-Prints one JSON line, ``{"wall": seconds, "cpu": seconds}``, for one run of
+Prints one JSON line, ``{"wall": seconds, "cpu": seconds, "peak_mib": MiB}``, for one run of
 ``SIDE`` (a key of :data:`benchmarks.in_process.SIDES`) of the
 :class:`~benchmarks.in_process.TargetBench` named ``BENCH`` in
 ``benchmarks.BENCH_MODULE``.
@@ -23,6 +23,11 @@ regular expressions) is inside the timing on both sides, as it is for a user.
 Freeing the model built is not: torchgen's generators keep theirs in their
 parse caches, and schemac's side hands its module back to be freed after the
 clocks stop (``in_process.timed``).
+
+Peak memory is the process's whole life (imports, warm-up and the run: what
+a user's process would peak at; the larger of it and any helper process it
+waited for), so it compares the end-to-end sides like for like; a warm side's
+peak includes its warm-up.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import resource
 import sys
 from pathlib import Path
 
@@ -40,6 +46,15 @@ from benchmarks import Inputs
 from benchmarks.in_process import SIDES, TargetBench, timed
 
 
+def peak_mib() -> float:
+    """Peak RSS of this process or of the largest child it reaped, in MiB (Linux: KiB)."""
+    peaks = (
+        resource.getrusage(who).ru_maxrss
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+    )
+    return max(peaks) / 1024
+
+
 def main(argv: list[str]) -> int:
     bench_module, side, out, native, tags, derivatives, deprecated = argv
     bench = importlib.import_module(f"benchmarks.{bench_module}").BENCH
@@ -48,7 +63,7 @@ def main(argv: list[str]) -> int:
     run = SIDES[side](bench, inputs, Path(out))
     gc.collect()  # the warm-up's garbage is not the timed run's
     wall, cpu = timed(run)
-    print(json.dumps({"wall": wall, "cpu": cpu}))
+    print(json.dumps({"wall": wall, "cpu": cpu, "peak_mib": peak_mib()}))
     return 0
 
 

@@ -37,7 +37,6 @@ Note [Compiled template bundles]
 from __future__ import annotations
 
 import importlib
-import io
 import marshal
 import os
 import re
@@ -116,6 +115,20 @@ _mako_template = _import_mako()
 import mako  # noqa: E402  (after _import_mako, which decides how Mako is first imported)
 from mako.exceptions import TopLevelLookupException  # noqa: E402
 from mako.runtime import Context  # noqa: E402
+
+
+class _Parts(list[str]):
+    """The buffer a template renders into: its writes, joined once at the end.
+
+    Not ``io.StringIO``: its ``getvalue`` finishes the text and then copies it
+    into a fresh buffer, so a render briefly held its text twice over (plus
+    the copy's over-allocation) -- 2-4 MiB more at the peak of a target
+    whose largest file is 3-4 MB (``TraceTypeEverything.cpp``,
+    ``OperatorsEverything.cpp``).  Mako's own ``FastEncodingBuffer`` is the
+    same idea.
+    """
+
+    write = list.append
 
 
 def _break_cycles(context: Context) -> None:
@@ -285,7 +298,7 @@ class Templates:
         # Mako's documented context API instead of ``render_unicode``, which
         # inspects the template function's signature on every call to pass
         # it the keywords (~5 us of ~25 us a render; 7,600 renders in -t headers).
-        buffer = io.StringIO()
+        buffer = _Parts()
         context = Context(buffer, view=view, banner=banner)
         template.render_context(context)
         # A rendered context is a reference cycle (its namespace and caller
@@ -293,4 +306,10 @@ class Templates:
         # by a full collection.  Emptying it frees the render at once, so the
         # compile leaves no cyclic garbage behind (see schemac.ir.collector).
         _break_cycles(context)
-        return buffer.getvalue()
+        text = "".join(buffer)
+        # The buffer too: a template whose <%def>s close over the context keeps
+        # the context (and so this buffer, every piece of the text) in a cycle
+        # that the collector, paused while backends emit, would free only at
+        # exit; autograd's Functions.cpp left 93,000 pieces alive that way.
+        buffer.clear()
+        return text

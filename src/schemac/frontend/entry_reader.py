@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 
-from schemac.diagnostics import DiagnosticSink, Span, did_you_mean
+from schemac.diagnostics import DiagnosticSink, FieldSpans, Span, did_you_mean
 from schemac.frontend.yaml_nodes import (
     MappingNode,
     Node,
@@ -92,9 +92,9 @@ class EntryReader:
         node = self._keys.get(key)
         return self.span(node) if node is not None else self.entry_span
 
-    def field_spans(self) -> tuple[tuple[str, Span], ...]:
+    def field_spans(self) -> FieldSpans:
         file = self.file
-        return tuple([(key, span_of(file, node)) for key, node in self._values.items()])
+        return FieldSpans([(key, span_of(file, node)) for key, node in self._values.items()])
 
     # -- raw access ----------------------------------------------------------
     def __contains__(self, key: str) -> bool:

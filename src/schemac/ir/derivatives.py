@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import attrs
 
-from schemac.diagnostics import NO_SPAN, Span
+from schemac.diagnostics import NO_FIELD_SPANS, NO_SPAN, FieldSpans, Span, as_field_spans
 from schemac.ir.schema import FunctionSchema
 
 _SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
@@ -54,15 +54,13 @@ class DerivativeEntry:
     #: deciding at run time whether the output is differentiable.
     output_differentiability_conditions: tuple[str, ...] | None = None
     span: Span = _SPAN
-    field_spans: tuple[tuple[str, Span], ...] = attrs.field(
-        default=(), eq=False, hash=False, repr=False
+    field_spans: FieldSpans = attrs.field(
+        default=NO_FIELD_SPANS, converter=as_field_spans, eq=False, hash=False, repr=False
     )
 
     def span_of(self, field: str) -> Span:
-        for key, span in self.field_spans:
-            if key == field:
-                return span
-        return self.span
+        span = self.field_spans.get(field)
+        return self.span if span is None else span
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ import functools
 
 import attrs
 
-from schemac.diagnostics import NO_SPAN, Span
+from schemac.diagnostics import NO_FIELD_SPANS, NO_SPAN, FieldSpans, Span, as_field_spans
 from schemac.ir.names import OperatorName
 from schemac.ir.schema import Argument, FunctionSchema
 
@@ -95,8 +95,8 @@ class NativeFunction:
     #: True for entries a pass synthesised (out= / functional variants).
     generated: bool = False
     #: YAML key -> span of its value, for diagnostics about one field.
-    field_spans: tuple[tuple[str, Span], ...] = attrs.field(
-        default=(), eq=False, hash=False, repr=False
+    field_spans: FieldSpans = attrs.field(
+        default=NO_FIELD_SPANS, converter=as_field_spans, eq=False, hash=False, repr=False
     )
 
     @property
@@ -122,10 +122,8 @@ class NativeFunction:
 
     def span_of(self, field: str) -> Span:
         """Where ``field`` was written; the entry's span if it was not."""
-        for key, span in self.field_spans:
-            if key == field:
-                return span
-        return self.span
+        span = self.field_spans.get(field)
+        return self.span if span is None else span
 
     def kernel_for(self, key: str) -> str | None:
         """The kernel written for ``key`` in this entry's own dispatch table."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import attrs
 
-from schemac.diagnostics import Span
+from schemac.diagnostics import FieldSpans, Span
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName, OperatorName
 from schemac.ir.native import NativeFunction
@@ -71,6 +71,8 @@ def to_data(value: object, spans: bool = False) -> Any:
     """Plain JSON-ready data for any IR value."""
     if isinstance(value, Span):
         return str(value)
+    if isinstance(value, FieldSpans):
+        return to_data(tuple(value), spans)
     if isinstance(value, _AS_TEXT):
         text = str(value)
         if spans and isinstance(value, FunctionSchema):

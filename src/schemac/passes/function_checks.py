@@ -141,10 +141,10 @@ def check_function(
 
 def first_span(f: NativeFunction, *fields: str) -> Span:
     """The span of the first of ``fields`` the entry wrote; the entry's otherwise."""
-    written = dict(f.field_spans)
     for field in fields:
-        if field in written:
-            return written[field]
+        span = f.field_spans.get(field)
+        if span is not None:
+            return span
     return f.span
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.python.emit import emit_python, emit_python_nodes
+from schemac.backends.python.emit import iter_python, iter_python_nodes
 from schemac.backends.registry import EmitOptions
 from schemac.ir.module import Module
 
@@ -19,7 +19,7 @@ class PythonBindingsBackend:
     targets: tuple[str, ...] = ("python",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        return emit_python(module, options.profile, options.fragments)
+        return iter_python(module, options.profile, options.fragments)
 
 
 BACKEND = PythonBindingsBackend()
@@ -32,7 +32,7 @@ class PythonNodesBackend:
     targets: tuple[str, ...] = ("python",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        return emit_python_nodes(module)
+        return iter_python_nodes(module)
 
 
 NODES_BACKEND = PythonNodesBackend()

@@ -169,14 +169,17 @@ class CallMemo:
         # argument alive, so an identity cannot be reused within the memo.
         self._accessors: dict[int, tuple[PythonArgument, str, str]] = {}
         # By identity too: a merged out= entry's two calls share its signature.
-        self._parsed: dict[int, tuple[PythonSignature, dict[str, str]]] = {}
+        self._parsed: dict[int, dict[str, str]] = {}
         # One instance per distinct value (there are at most four), so the
         # memos keyed on conventions find them by identity, not attrs __eq__.
         self._conventions: dict[tuple[bool, bool, bool], Conventions] = {}
         # Keyed by the function's identity (a function bound both as torch.*
-        # and as a Tensor method is asked twice); each entry keeps its
-        # function alive, so an identity cannot be reused within the memo.
-        self._facts: dict[int, tuple[NativeFunction, _FunctionFacts]] = {}
+        # and as a Tensor method is asked twice).
+        self._facts: dict[int, _FunctionFacts] = {}
+        # What ``_parsed`` and ``_facts`` are keyed on, kept alive so that an
+        # identity cannot be reused within the memo (one list slot each, not a
+        # pair per entry: ~7,000 on torch's files).
+        self._pinned: list[object] = []
 
     def conventions(self, function: NativeFunction) -> Conventions:
         # Keyed by the fields Conventions.of reads: building and hashing a
@@ -194,8 +197,9 @@ class CallMemo:
     def facts(self, function: NativeFunction) -> _FunctionFacts:
         hit = self._facts.get(id(function))
         if hit is None:
-            hit = self._facts[id(function)] = (function, _function_facts(function, self))
-        return hit[1]
+            hit = self._facts[id(function)] = _function_facts(function, self)
+            self._pinned.append(function)
+        return hit
 
     def param_types(self, conv: Conventions) -> dict[int, tuple[str, str]]:
         """The C++ API types (``cpp_signature(symint=True)``) spelled so far under ``conv``.
@@ -229,7 +233,7 @@ class CallMemo:
         """
         hit = self._parsed.get(id(sig))
         if hit is not None:
-            return hit[1]
+            return hit
         accessors = self._accessors
         parsed = {}
         for index, arg in enumerate(sig.arguments()):
@@ -238,7 +242,8 @@ class CallMemo:
                 extra = f", {arg.default_init}" if arg.default_init is not None else ""
                 parts = accessors[id(arg)] = (arg, f"_r.{accessor_of(arg)}(", f"{extra})")
             parsed[arg.name] = f"{parts[1]}{index}{parts[2]}"
-        self._parsed[id(sig)] = (sig, parsed)
+        self._parsed[id(sig)] = parsed
+        self._pinned.append(sig)
         return parsed
 
 
@@ -328,7 +333,7 @@ def _lambda_params(
             continue
         name = arg.name
         hit = seen.get(id(arg))  # nearly always: python_signature mapped it
-        key = id(hit[1] if hit is not None else memo.arguments.of(arg))
+        key = id(hit if hit is not None else memo.arguments.of(arg))
         known = spelled.get(key)
         if known is None:
             cpp = str(argument_type(arg.type, mutable=arg.is_write, symint=True, conv=conv))

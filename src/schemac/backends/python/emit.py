@@ -299,6 +299,35 @@ def _emit_python(
     ]
 
 
+def iter_python(
+    module: Module, profile: ReleaseProfile | None = None, fragments: Fragments | None = None
+) -> Iterator[GeneratedFile]:
+    """:func:`emit_python`'s files, each as soon as it is rendered.
+
+    What the backend hands the driver: each file is staged (and its text
+    dropped) while the next renders, instead of every text waiting in a list
+    until the last is made.  The collector stays paused until the last file,
+    and the bindings go with the inner generator's frame before it resumes.
+    """
+    with _collector_paused():
+        yield from _iter_python(module, profile, fragments)
+
+
+def _iter_python(
+    module: Module, profile: ReleaseProfile | None, fragments: Fragments | None
+) -> Iterator[GeneratedFile]:
+    templates = Templates(TEMPLATES_PACKAGE)
+    bindings = python_bindings(module, profile)
+    yield from binding_files(module, bindings, templates, fragments)
+    yield from return_type_files(module, bindings, templates)
+
+
+def iter_python_nodes(module: Module) -> Iterator[GeneratedFile]:
+    """:func:`emit_python_nodes`'s files, each as soon as it is rendered."""
+    with _collector_paused():
+        yield from autograd_node_files(module, Templates(TEMPLATES_PACKAGE))
+
+
 def emit_python_nodes(module: Module) -> list[GeneratedFile]:
     """python_functions.h and its shards: the only files that read the autograd table.
 

@@ -201,9 +201,11 @@ class ArgumentMemo:
         #: Each schema argument object seen so far, by identity (read-only
         #: outside this class): the dispatch views ask again for the same
         #: objects (dispatch.CallMemo), and an int key spares attrs'
-        #: Python-level __hash__ and __eq__.  Each entry keeps its argument
-        #: alive, so an identity cannot be reused.
-        self.seen: dict[int, tuple[Argument, PythonArgument]] = {}
+        #: Python-level __hash__ and __eq__.  Each argument is kept alive in
+        #: ``_pinned`` (one list slot, not a pair per entry: ~15,000 of them),
+        #: so an identity cannot be reused.
+        self.seen: dict[int, PythonArgument] = {}
+        self._pinned: list[Argument] = []
 
     def _canonical_type(self, ty: Type) -> Type:
         hit = self._types.get(id(ty))
@@ -221,7 +223,7 @@ class ArgumentMemo:
         for arg in args:
             hit = seen.get(id(arg))
             if hit is not None:
-                result.append(hit[1])
+                result.append(hit)
                 continue
             # First sight of this object (nearly every argument).  Hashing
             # the argument itself would run attrs' Python-level __hash__ over
@@ -240,7 +242,8 @@ class ArgumentMemo:
             python = made.get(key)
             if python is None:
                 python = made[key] = python_argument(arg)
-            seen[id(arg)] = (arg, python)
+            seen[id(arg)] = python
+            self._pinned.append(arg)
             result.append(python)
         return tuple(result)
 

@@ -38,37 +38,49 @@ from schemac.ir.native import NativeFunction
 
 T = TypeVar("T")
 
+#: What :meth:`ViewTable.derived` finds for a value it has not computed (a value may be None).
+_MISSING: Any = object()
+
 
 class ViewTable:
     """Memoised views of one module's functions; see the module docstring."""
 
     def __init__(self) -> None:
-        self._cpp: dict[int, tuple[NativeFunction, CppSignatureGroup]] = {}
-        self._dispatcher: dict[int, tuple[NativeFunction, DispatcherSignature]] = {}
-        self._native: dict[
-            tuple[int, str | None, bool], tuple[NativeFunction, NativeSignature]
-        ] = {}
+        # By the function's identity; each function is pinned in ``_pinned``
+        # when its first view is stored (one list slot, not a (function, view)
+        # tuple per view: ~12,000 views of torch's functions).
+        self._cpp: dict[int, CppSignatureGroup] = {}
+        self._dispatcher: dict[int, DispatcherSignature] = {}
+        self._native: dict[tuple[int, str | None, bool], NativeSignature] = {}
         self._meta: dict[
             tuple[int, int], tuple[NativeFunction, NativeFunction, StructuredMeta]
         ] = {}
         self._impl: dict[
             tuple[int, int, str], tuple[StructuredMeta, NativeFunction, StructuredImpl]
         ] = {}
-        self._derived: dict[tuple[object, ...], tuple[tuple[object, ...], Any]] = {}
+        #: kind -> identity of the one source (or the tuple of the sources'
+        #: identities) -> value; ``_pinned`` keeps every source alive, so that
+        #: no identity is reused while the table lives.  ~10,000 entries on
+        #: torch's files: flat ids and one list of pins instead of a key tuple
+        #: and a (sources, value) tuple per entry (~1 MiB of -t headers' peak).
+        self._derived: dict[str, dict[object, Any]] = {}
+        self._pinned: list[object] = []
 
     def cpp_group(self, fn: NativeFunction) -> CppSignatureGroup:
         """:func:`.cpp_signature_group` of ``fn`` (not a method, no fallback binding)."""
         hit = self._cpp.get(id(fn))
         if hit is None:
-            hit = self._cpp[id(fn)] = (fn, cpp_signature_group(fn))
-        return hit[1]
+            hit = self._cpp[id(fn)] = cpp_signature_group(fn)
+            self._pinned.append(fn)
+        return hit
 
     def dispatcher(self, fn: NativeFunction) -> DispatcherSignature:
         """:func:`.dispatcher_signature` of ``fn`` (symbolic)."""
         hit = self._dispatcher.get(id(fn))
         if hit is None:
-            hit = self._dispatcher[id(fn)] = (fn, dispatcher_signature(fn))
-        return hit[1]
+            hit = self._dispatcher[id(fn)] = dispatcher_signature(fn)
+            self._pinned.append(fn)
+        return hit
 
     def native(
         self, fn: NativeFunction, *, kernel: str | None = None, symint: bool | None = None
@@ -85,8 +97,9 @@ class ViewTable:
                 # A function's kernels differ only in name: share the parameters.
                 base = self.native(fn, kernel=None, symint=symint)
                 sig = NativeSignature(kernel, base.params, base.returns, symint=symint)
-            hit = self._native[key] = (fn, sig)
-        return hit[1]
+            hit = self._native[key] = sig
+            self._pinned.append(fn)
+        return hit
 
     def structured_meta(self, functional: NativeFunction, out: NativeFunction) -> StructuredMeta:
         """:func:`.structured_meta` of the group of ``functional`` and ``out``."""
@@ -115,9 +128,12 @@ class ViewTable:
         with the same argument expressions).  Keyed by ``kind`` and the
         identity of ``sources``, which the entry keeps alive.
         """
-        key = (kind, *map(id, sources))
-        hit = self._derived.get(key)
-        if hit is None:
-            hit = self._derived[key] = (sources, compute())
-        value: T = hit[1]
+        memo = self._derived.get(kind)
+        if memo is None:
+            memo = self._derived[kind] = {}
+        key: object = id(sources[0]) if len(sources) == 1 else tuple(map(id, sources))
+        value: T = memo.get(key, _MISSING)
+        if value is _MISSING:
+            value = memo[key] = compute()
+            self._pinned.extend(sources)
         return value
