@@ -189,3 +189,29 @@ def test_template_dir_is_where_importlib_resources_finds_it() -> None:
     for package in ("schemac.backends.aten", "schemac.backends.python", "schemac.backends.aoti"):
         expected = Path(str(resources.files(package) / templating.TEMPLATE_DIR_NAME))
         assert template_dir(package) == expected
+
+
+def test_bodies_called_directly_render_as_mako_does(
+    package: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Rendering a template's body directly]: plain templates (loops, a
+    dynamic include) skip ``render_context``; one naming ``self`` or declaring
+    a namespace does not; either way the text is Mako's own."""
+    folder = template_dir(package)
+    (folder / "part.mako").write_text("<%def name='x()'>p</%def>${x()}\n")
+    (folder / "loop.h.mako").write_text(
+        "% for c in view.name:\n${loop.index}${c}\n% endfor\n<%include file='part.mako'/>\n"
+    )
+    (folder / "selfish.h.mako").write_text("<%def name='d()'>D</%def>${self.d()} ${view.name}\n")
+    (folder / "spaced.h.mako").write_text(
+        "<%namespace name='p' file='part.mako'/>${p.x()} ${view.name}\n"
+    )
+    templates = Templates(package)
+    names = ("ok.h.mako", "loop.h.mako", "selfish.h.mako", "spaced.h.mako")
+    direct = [templates.render(n, _View("ab")) for n in names]
+    assert [templates._direct[n] for n in names] == [True, True, False, False]
+    assert direct[1] == "0a\n1b\np\n\n"
+    assert direct[2] == "D ab\n"
+    # The same texts through Mako's entry point alone.
+    monkeypatch.setattr(templating, "_renders_directly", lambda template, code: False)
+    assert [Templates(package).render(n, _View("ab")) for n in names] == direct

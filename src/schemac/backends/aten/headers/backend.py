@@ -81,9 +81,21 @@ def _render_function(r: _Renderer, family: Family) -> str:
     return r.text("function.h.mako", functions.function_header(family, r.views))
 
 
-def _render_native(r: _Renderer, inputs: tuple[Family, tuple[str, ...]]) -> str:
-    family, keys = inputs
-    return r.text("native.h.mako", natives.native_header(family, keys, r.views, r.profile))
+@attrs.frozen
+class _DeclaredKeys:
+    """The module's :func:`~.natives.declared_keys`, one object read by every
+    ``_native.h``: as a class with ``reuse_fields`` its encoding is remembered
+    (Note [File reuse]), where a bare tuple's forty-odd strings were encoded
+    again into each of the 1,342 files' keys."""
+
+    keys: tuple[str, ...]
+
+    reuse_fields = ("keys",)
+
+
+def _render_native(r: _Renderer, inputs: tuple[Family, _DeclaredKeys]) -> str:
+    family, declared = inputs
+    return r.text("native.h.mako", natives.native_header(family, declared.keys, r.views, r.profile))
 
 
 def _render_meta(r: _Renderer, family: Family) -> str:
@@ -100,7 +112,7 @@ def _render_dispatch(r: _Renderer, inputs: tuple[str, list[Entry], str, str]) ->
 
 
 def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[Deferred]:
-    keys = natives.declared_keys(catalog)
+    keys = _DeclaredKeys(natives.declared_keys(catalog))
     for family in catalog.families:
         root = family.root
         span = family.entries[0].fn.span

@@ -189,12 +189,24 @@ class Param:
     default: str | None = None
     source: str = ""
 
+    # Spelled once, when made, like the compound types: a parameter is shared
+    # by the signatures of many operators (``cpp_api._param`` is memoised), and
+    # the headers print ~80,000 parameter declarations from a few thousand.
+    _decl: str = _spelling_field()
+    _defn: str = _spelling_field()
+
+    def __attrs_post_init__(self) -> None:
+        defn = f"{self.type} {self.name}"
+        object.__setattr__(self, "_defn", defn)
+        object.__setattr__(
+            self, "_decl", defn if self.default is None else f"{defn}={self.default}"
+        )
+
     def decl(self) -> str:
-        text = f"{self.type} {self.name}"
-        return f"{text}={self.default}" if self.default is not None else text
+        return self._decl
 
     def defn(self) -> str:
-        return f"{self.type} {self.name}"
+        return self._defn
 
     def without_default(self) -> Param:
         # Direct construction: attrs.evolve introspects the fields on every call.
