@@ -32,7 +32,7 @@ from pathlib import Path
 
 from benchmarks import Inputs, Stage, median, scratch_dir
 from benchmarks.bench_aten import ChildRun, byte_compile_schemac, run_child, schemac_env
-from benchmarks.bench_rebuild import TORCHGEN_AUTOGRAD
+from benchmarks.bench_rebuild import TORCHGEN_AUTOGRAD, output_root
 
 #: Issue #16: an empty compile under 0.3 s (wall, a fresh output directory each run).
 EMPTY_LIMIT = 0.3
@@ -118,12 +118,13 @@ def measure(inputs: Inputs, runs: int, log: bool = False) -> EmptyResult:
     with scratch_dir("bench_empty_") as tmp:
         scratch = Path(tmp)
         layout = make_layout(inputs, scratch)
+        outs = output_root(scratch)
         # torchgen writes AOTInductor shims into its working directory.
         cwd = scratch / "cwd"
         cwd.mkdir()
         counts = [0, 0]
         for rep in range(runs):
-            mine, reference = scratch / f"schemac{rep}", scratch / f"torchgen{rep}"
+            mine, reference = outs / f"schemac{rep}", outs / f"torchgen{rep}"
 
             def run_schemac(out: Path = mine) -> None:
                 ours.append(run_child(schemac_argv(layout, out), cwd, env))

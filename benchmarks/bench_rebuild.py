@@ -129,6 +129,20 @@ def make_layout(inputs: Inputs, scratch: Path) -> Layout:
     return Layout(files, aten, autograd)
 
 
+def output_root(scratch: Path) -> Path:
+    """Where every output tree of a module's runs goes, made before the first run.
+
+    Not ``scratch`` itself: schemac lists the directory above the YAML's
+    (``scratch``, looking for PyTorch's template folders) and records that
+    listing for its no-op check, so a tree created there by a later run (the
+    trees are kept until the end, :func:`benchmarks.scratch_dir`) would make
+    the next run's inputs differ from the last.
+    """
+    outs = scratch / "outs"
+    outs.mkdir()
+    return outs
+
+
 def schemac_argv(layout: Layout, out: Path) -> list[str]:
     f = layout.files
     return [
@@ -183,16 +197,17 @@ def measure(
     with scratch_dir("bench_rebuild_") as tmp:
         scratch = Path(tmp)
         layout = make_layout(inputs, scratch)
+        outs = output_root(scratch)
         cwd = scratch / "cwd"
         cwd.mkdir()
         ours: list[ChildRun] = []
         theirs: list[ChildRun] = []
-        out = scratch / "none"
+        out = outs / "none"
         for rep in range(reps):
-            out = scratch / f"schemac{rep}"
+            out = outs / f"schemac{rep}"
             sides = [
                 lambda out=out: ours.append(run_child(schemac_argv(layout, out), cwd, env)),
-                lambda rep=rep: theirs.append(run_torchgen(layout, scratch / f"tg{rep}", cwd)),
+                lambda rep=rep: theirs.append(run_torchgen(layout, outs / f"tg{rep}", cwd)),
             ]
             for side in sides if rep % 2 == 0 else reversed(sides):
                 side()  # trees are kept until the end: benchmarks.scratch_dir
@@ -215,7 +230,7 @@ def measure(
             differing = sum(1 for p in new if old.get(p) != new[p])
             measured = torchgen_edits is None or number < torchgen_edits
             if measured:
-                reference = run_torchgen(layout, scratch / f"tg_edit{number}", cwd)
+                reference = run_torchgen(layout, outs / f"tg_edit{number}", cwd)
             edits.append(EditRun(name, mine, reference, rewritten, differing, measured))
             if log:
                 print(
