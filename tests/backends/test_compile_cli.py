@@ -85,8 +85,8 @@ def test_a_tag_that_is_a_cpp_keyword_is_a_positioned_error(tmp_path: Path, capsy
 @pytest.fixture
 def helper_for_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split -j 2's emission even for a toy compile (Note [Split emission]): the
-    child's start costs nothing, so the targets land in both shares."""
-    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)
+    child is as fast as the parent, so the targets land in both shares."""
+    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

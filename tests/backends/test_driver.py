@@ -127,9 +127,9 @@ ERR_CUDA = ErringBackend("err_cuda", ("cuda",))
 
 @pytest.fixture
 def split_always(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every emit call counts alike and the child's start costs nothing: two
+    """Every emit call counts alike and the child is as fast as the parent: two
     calls always land in different shares (Note [Split emission])."""
-    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)
+    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")

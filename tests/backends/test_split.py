@@ -82,7 +82,7 @@ def test_the_shares_hold_every_emit_call_once_in_run_order(targets: list[str]) -
 
 
 def test_the_late_backends_stay_together_in_the_child_share() -> None:
-    late = _late({"autograd", "python-autograd-nodes"})
+    late = _late({"autograd", "autograd-kernels", "python-autograd-nodes"})
     shares = plan_shares(emission_units(list(TARGET_NAMES)), late)
     assert shares is not None and shares.late
     assert {u.backend.name for u in shares.there} >= late.backends
@@ -98,7 +98,19 @@ def test_the_heaviest_calls_go_to_different_shares() -> None:
 
 def test_one_emit_call_is_not_split() -> None:
     assert plan_shares(emission_units(["declarations"]), None) is None
-    assert plan_shares(emission_units(["autograd"]), _late({"autograd"})) is None
+    # Every call reads the late facts: all of them go with the late passes.
+    assert (
+        plan_shares(emission_units(["autograd"]), _late({"autograd", "autograd-kernels"})) is None
+    )
+
+
+def test_autograd_alone_is_made_in_two_halves() -> None:
+    # Without late work (every backend of -t autograd reads the autograd
+    # table: the passes run first), its two backends land in different shares.
+    shares = plan_shares(emission_units(["autograd"]), None)
+    assert shares is not None
+    assert [u.backend.name for u in shares.here] == ["autograd"]
+    assert [u.backend.name for u in shares.there] == ["autograd-kernels"]
 
 
 def test_merged_staging_moves_the_second_tree_into_the_first(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def split_toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the toy library, compiled in two shares however small,
     with the per-operator headers (deferred files) in the child's share."""
     monkeypatch.setattr(driver, "SERIAL_BELOW_FUNCTIONS", 0)
-    monkeypatch.setattr(split, "CHILD_OVERHEAD", 0.0)
+    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
     monkeypatch.setattr(split, "UNIT_COST", {"declarations/declarations": 5.0})
     copy = tmp_path / "toy"
     shutil.copytree(TOY, copy)

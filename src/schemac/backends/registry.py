@@ -275,6 +275,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_YAML, "derivatives"),
     ),
     BackendEntry(
+        "autograd-kernels",
+        "schemac.backends.autograd.backend:KERNELS_BACKEND",
+        ("autograd",),
+        (*_FUNCTIONS, "autograd-infos"),
+        (*_YAML, "derivatives"),
+    ),
+    BackendEntry(
         "backend-stubs",
         "schemac.backends.backend_stubs.backend:BACKEND",
         ("backend",),

@@ -55,7 +55,8 @@ from schemac.diagnostics import Diagnostic, SchemacError
 #: Only the balance of the two shares depends on these.  Unlisted calls cost little.
 UNIT_COST: dict[str, float] = {
     "headers/aten-headers": 2.1,
-    "autograd/autograd": 0.65,
+    "autograd/autograd": 0.33,
+    "autograd/autograd-kernels": 0.33,
     "declarations/declarations": 0.65,
     "python/python-bindings": 0.4,
     "composite/aten-registrations": 0.35,
@@ -72,9 +73,12 @@ UNIT_COST: dict[str, float] = {
 _SMALL_COST = 0.02
 #: The late passes (``match-derivatives``: ~0.11 s on torch's YAML).
 LATE_PASSES_COST = 0.11
-#: What the child pays beyond its units: the fork, and the copy-on-write faults
-#: of every page of the module it reads (~0.4 s of CPU on torch's YAML).
-CHILD_OVERHEAD = 0.4
+#: How much dearer an emit call is counted in the child than in the parent.
+#: Calls do run slower there (copy-on-write faults of the pages they touch:
+#: +12% to +45% call by call on torch's -t all), but the parent has the
+#: commit after both: cold -t all, alternating, 2026-12-02 14:53 UTC, took
+#: 5.15-5.91 s wall with 0, 5.20-6.01 s with 0.1, 5.57-6.16 s with 0.2.
+CHILD_SLOWDOWN = 0.0
 
 #: Position of the late passes and the name check: before every unit.
 BEFORE_UNITS = -1
@@ -113,18 +117,24 @@ def plan_shares(units: Sequence[Unit], late: LateWork | None) -> Shares | None:
 
     The units reading a late fact stay together, with the late passes, in
     the child's share; the others are dealt largest first to the share that
-    costs less so far (each share then keeps the run's order).
+    would finish first with them, a call costing :data:`CHILD_SLOWDOWN` more
+    in the child (each share then keeps the run's order).
     """
     late_units = [u for u in units if late is not None and u.backend.name in late.backends]
     rest = sorted((u for u in units if u not in late_units), key=lambda u: (-u.cost, u.position))
     here: list[Unit] = []
     there: list[Unit] = list(late_units)
+    child = 1.0 + CHILD_SLOWDOWN
     late_cost = sum(u.cost for u in late_units) + (LATE_PASSES_COST if late_units else 0.0)
-    costs = [0.0, CHILD_OVERHEAD + late_cost]
+    costs = [0.0, late_cost * child]
     for unit in rest:
-        side = 0 if costs[0] <= costs[1] else 1
-        (here if side == 0 else there).append(unit)
-        costs[side] += unit.cost
+        # To the share that would finish first with it.
+        if costs[0] + unit.cost <= costs[1] + unit.cost * child:
+            here.append(unit)
+            costs[0] += unit.cost
+        else:
+            there.append(unit)
+            costs[1] += unit.cost * child
     if not here or not there:
         return None
     by_position = lambda u: u.position  # noqa: E731 - a sort key

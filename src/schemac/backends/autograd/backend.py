@@ -16,7 +16,7 @@ from schemac.backends.autograd.factories import factories_files
 from schemac.backends.autograd.functions import functions_files
 from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
 from schemac.backends.autograd.nodes import node_views
-from schemac.backends.autograd.operators import operator_plans
+from schemac.backends.autograd.operators import OperatorPlan, operator_plans
 from schemac.backends.autograd.policy import AutogradPolicy
 from schemac.backends.autograd.trace_type import NUM_SHARDS as TRACE_SHARDS
 from schemac.backends.autograd.trace_type import trace_files
@@ -24,7 +24,7 @@ from schemac.backends.autograd.variable_type import NUM_SHARDS as VARIABLE_TYPE_
 from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.registry import EmitOptions
+from schemac.backends.registry import EmitOptions, RunMemo
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -35,17 +35,31 @@ TEMPLATES_PACKAGE = "schemac.backends.autograd"
 
 
 def emit_autograd(module: Module, profile: ReleaseProfile | None = None) -> Iterator[GeneratedFile]:
-    """Every file of the target, each yielded as soon as it is rendered.
+    """Every file of the target: :func:`emit_nodes`', then :func:`emit_kernels`'."""
+    plans = _plans(module, _policy(profile), RunMemo())
+    yield from _nodes(module, profile, plans)
+    yield from _kernels(module, profile, plans)
 
-    A file reaches the stager and loses its text while the next renders,
-    instead of all 31 texts (~16 MiB on torch's files, the largest part of
-    ``-t autograd``'s peak memory) waiting in a list.  ``profile``: the target
-    release's (the reference release's by default).
-    """
+
+def _policy(profile: ReleaseProfile | None) -> AutogradPolicy:
+    return AutogradPolicy.of(reference_profile() if profile is None else profile)
+
+
+def _plans(module: Module, policy: AutogradPolicy, memo: RunMemo) -> tuple[OperatorPlan, ...]:
+    """The operator plans both halves read, made once per run (one module, one release)."""
+    return memo.get("autograd-operator-plans", lambda: operator_plans(module, policy))
+
+
+def _nodes(
+    module: Module, profile: ReleaseProfile | None, plans: tuple[OperatorPlan, ...]
+) -> Iterator[GeneratedFile]:
+    """The backward nodes, ViewFuncs, TraceType and the factories, each yielded as
+    soon as it is rendered (a file reaches the stager and loses its text while the
+    next renders, instead of every text waiting in a list: the largest part of
+    ``-t autograd``'s peak memory)."""
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
-    policy = AutogradPolicy.of(reference_profile() if profile is None else profile)
-    plans = operator_plans(module, policy)
+    policy = _policy(profile)
     yield from functions_files(
         templates, node_views(module, policy), sources, OUTPUT_DIR, policy.pointers
     )
@@ -54,6 +68,15 @@ def emit_autograd(module: Module, profile: ReleaseProfile | None = None) -> Iter
         templates, plans, sources, OUTPUT_DIR, policy.shards("trace_type", TRACE_SHARDS)
     )
     yield from factories_files(templates, module, sources, OUTPUT_DIR)
+
+
+def _kernels(
+    module: Module, profile: ReleaseProfile | None, plans: tuple[OperatorPlan, ...]
+) -> Iterator[GeneratedFile]:
+    """VariableType and ADInplaceOrView, each file yielded as soon as it is rendered."""
+    templates = Templates(TEMPLATES_PACKAGE)
+    sources = module_sources(module, derivatives=True)
+    policy = _policy(profile)
     yield from variable_type_files(
         templates, plans, sources, OUTPUT_DIR, policy.shards("variable_type", VARIABLE_TYPE_SHARDS)
     )
@@ -71,17 +94,34 @@ def _paused_collector(files: Iterable[GeneratedFile]) -> Iterator[GeneratedFile]
             gc.enable()
 
 
+# Two backends of one target: split emission (Note [Split emission]) can make
+# ``-t autograd``'s files in two processes, each half about as costly as the other.
+
+
 @attrs.frozen
 class AutogradBackend:
     name: str = "autograd"
-    description: str = "autograd C++: backward nodes, VariableType, ADInplaceOrView, TraceType"
+    description: str = "autograd C++: backward nodes, ViewFuncs, TraceType, factories"
     targets: tuple[str, ...] = ("autograd",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         # Emission builds many small acyclic objects (views, strings): the
         # cyclic collector finds nothing to free and costs about a fifth of
         # the time, so it is paused, and restored as it was.
-        return _paused_collector(emit_autograd(module, options.profile))
+        plans = _plans(module, _policy(options.profile), options.memo)
+        return _paused_collector(_nodes(module, options.profile, plans))
+
+
+@attrs.frozen
+class AutogradKernelsBackend:
+    name: str = "autograd-kernels"
+    description: str = "autograd C++: VariableType and ADInplaceOrView kernels"
+    targets: tuple[str, ...] = ("autograd",)
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        plans = _plans(module, _policy(options.profile), options.memo)
+        return _paused_collector(_kernels(module, options.profile, plans))
 
 
 BACKEND = AutogradBackend()
+KERNELS_BACKEND = AutogradKernelsBackend()
