@@ -424,3 +424,14 @@ def _toy_module():  # type: ignore[no-untyped-def]
     from schemac.frontend.loader import load_module
 
     return load_module(TOY / "native_functions.yaml", TOY / "tags.yaml")
+
+
+def test_a_new_sibling_of_out_keeps_the_rerun_a_no_op(toy: Path, tmp_path: Path) -> None:
+    # schemac lists OUT's parent for its own leftovers; that listing is not an
+    # input (another tool's tree appearing beside OUT changes no output).
+    out = tmp_path / "build" / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    (tmp_path / "build" / "other-tool").mkdir()
+    (tmp_path / "build" / "notes.txt").write_text("not schemac's\n")
+    assert noop.up_to_date(argv)

@@ -71,10 +71,26 @@ class OutPlaces:
     def staging_prefix(self) -> str:
         return f"{self.prefix}stage-"
 
+    def _names_beside(self) -> list[str]:
+        """The entries of OUT's parent, listed through a descriptor.
+
+        The run's input recorder (:mod:`schemac.rebuild.inputs`) keeps every
+        directory listed by path, for the no-op check to list again; this
+        listing only looks for schemac's own leftovers beside OUT, and
+        recording it made any new sibling of OUT (another tool's build tree)
+        turn the next no-op into a full run.  A listing by descriptor is not
+        recorded.
+        """
+        handle = os.open(self.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            return os.listdir(handle)
+        finally:
+            os.close(handle)
+
     def leftover_records(self) -> list[str]:
         """No-op records and fragment files of compiles killed while writing them."""
         try:
-            names = os.listdir(self.parent)
+            names = self._names_beside()
         except OSError:
             return []
         starts = (f"{self.prefix}state-", f"{self.prefix}fragments-")
@@ -87,7 +103,7 @@ class OutPlaces:
     def leftover_staging(self) -> list[str]:
         """Staging directories of compiles that died before their commit point."""
         try:
-            names = os.listdir(self.parent)
+            names = self._names_beside()
         except OSError:
             return []
         found = []
