@@ -36,9 +36,10 @@ TEMPLATES_PACKAGE = "schemac.backends.autograd"
 
 def emit_autograd(module: Module, profile: ReleaseProfile | None = None) -> Iterator[GeneratedFile]:
     """Every file of the target: :func:`emit_nodes`', then :func:`emit_kernels`'."""
-    plans = _plans(module, _policy(profile), RunMemo())
-    yield from _nodes(module, profile, plans)
-    yield from _kernels(module, profile, plans)
+    policy = _policy(profile)
+    plans = _plans(module, policy, RunMemo())
+    yield from _nodes(module, policy, plans)
+    yield from _kernels(module, policy, plans)
 
 
 def _policy(profile: ReleaseProfile | None) -> AutogradPolicy:
@@ -51,7 +52,7 @@ def _plans(module: Module, policy: AutogradPolicy, memo: RunMemo) -> tuple[Opera
 
 
 def _nodes(
-    module: Module, profile: ReleaseProfile | None, plans: tuple[OperatorPlan, ...]
+    module: Module, policy: AutogradPolicy, plans: tuple[OperatorPlan, ...]
 ) -> Iterator[GeneratedFile]:
     """The backward nodes, ViewFuncs, TraceType and the factories, each yielded as
     soon as it is rendered (a file reaches the stager and loses its text while the
@@ -59,7 +60,6 @@ def _nodes(
     ``-t autograd``'s peak memory)."""
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
-    policy = _policy(profile)
     yield from functions_files(
         templates, node_views(module, policy), sources, OUTPUT_DIR, policy.pointers
     )
@@ -71,12 +71,11 @@ def _nodes(
 
 
 def _kernels(
-    module: Module, profile: ReleaseProfile | None, plans: tuple[OperatorPlan, ...]
+    module: Module, policy: AutogradPolicy, plans: tuple[OperatorPlan, ...]
 ) -> Iterator[GeneratedFile]:
     """VariableType and ADInplaceOrView, each file yielded as soon as it is rendered."""
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
-    policy = _policy(profile)
     yield from variable_type_files(
         templates, plans, sources, OUTPUT_DIR, policy.shards("variable_type", VARIABLE_TYPE_SHARDS)
     )
@@ -108,8 +107,8 @@ class AutogradBackend:
         # Emission builds many small acyclic objects (views, strings): the
         # cyclic collector finds nothing to free and costs about a fifth of
         # the time, so it is paused, and restored as it was.
-        plans = _plans(module, _policy(options.profile), options.memo)
-        return _paused_collector(_nodes(module, options.profile, plans))
+        policy = _policy(options.profile)
+        return _paused_collector(_nodes(module, policy, _plans(module, policy, options.memo)))
 
 
 @attrs.frozen
@@ -119,8 +118,8 @@ class AutogradKernelsBackend:
     targets: tuple[str, ...] = ("autograd",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        plans = _plans(module, _policy(options.profile), options.memo)
-        return _paused_collector(_kernels(module, options.profile, plans))
+        policy = _policy(options.profile)
+        return _paused_collector(_kernels(module, policy, _plans(module, policy, options.memo)))
 
 
 BACKEND = AutogradBackend()
