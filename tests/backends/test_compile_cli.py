@@ -85,8 +85,8 @@ def test_a_tag_that_is_a_cpp_keyword_is_a_positioned_error(tmp_path: Path, capsy
 @pytest.fixture
 def helper_for_every_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Split -j 2's emission even for a toy compile (Note [Split emission]): the
-    child is as fast as the parent, so the targets land in both shares."""
-    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
+    parent and the child take the targets' emit calls in turn."""
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.position % 2 == 1)
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

@@ -127,9 +127,9 @@ ERR_CUDA = ErringBackend("err_cuda", ("cuda",))
 
 @pytest.fixture
 def split_always(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every emit call counts alike and the child is as fast as the parent: two
-    calls always land in different shares (Note [Split emission])."""
-    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
+    """The queue's units go to the parent and the child in turn, whoever is
+    free first: two calls always land in different processes (Note [Split emission])."""
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.position % 2 == 1)
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
@@ -141,8 +141,8 @@ def test_split_emission_raises_the_error_a_run_in_order_meets_first(
         BackendEntry(b.name, f"{__name__}:{b.name.upper()}", b.targets) for b in (ERR_CPU, ERR_CUDA)
     )
     monkeypatch.setattr(registry, "BACKENDS", entries)
-    shares = split.plan_shares(split.emission_units(order), None)
-    assert shares is not None and len(shares.here) == len(shares.there) == 1
+    plan = split.plan_split(split.emission_units(order), None)
+    assert plan is not None and len(plan.queued) == 2 and not plan.child_first
     out = tmp_path / "out"
     for jobs in (1, 2):
         with pytest.raises(InputError) as raised:
@@ -158,8 +158,7 @@ def test_split_emission_gives_the_files_and_warnings_of_one_process(
     fake_registry: None, split_always: None, tmp_path: Path
 ) -> None:
     targets = ("cpu", "cuda")
-    shares = split.plan_shares(split.emission_units(targets), None)
-    assert shares is not None and shares.there
+    assert split.plan_split(split.emission_units(targets), None) is not None
     one = driver.compile_to_directory(MODULE, targets, tmp_path / "one", jobs=1)
     two = driver.compile_to_directory(MODULE, targets, tmp_path / "two", jobs=2)
     assert [(f.path, f.target) for f in one.files] == [(f.path, f.target) for f in two.files]

@@ -73,6 +73,43 @@ def test_every_accepted_path_stays_inside_the_output_directory(path: str) -> Non
     assert not PurePosixPath(path).is_absolute()
 
 
+#: (rank, file): three emit calls (ranks 0-2), two of them producing ``x.h``,
+#: one with a bad path too.
+_RANKED = [
+    (0, GeneratedFile("x.h", "first", target="headers")),
+    (0, GeneratedFile("y.h", "y", target="headers")),
+    (1, GeneratedFile("X.h", "case twin", target="cpu")),
+    (1, GeneratedFile("../up.h", "bad", target="cpu")),
+    (2, GeneratedFile("x.h", "again", target="cuda")),
+]
+
+
+@given(st.permutations(range(len(_RANKED))))
+def test_problems_do_not_depend_on_the_order_files_arrive(order: list[int]) -> None:
+    """With -j 2 two processes add files in an order of their own (Note [Split
+    emission]): ranked by their emit call, the report is that of a run in order."""
+
+    def problems(indices: list[int]) -> list[str]:
+        files = OutputSet()
+        for i in indices:
+            files.add(_RANKED[i][1], _RANKED[i][0])
+        with pytest.raises(OutputError) as raised:
+            files.files()
+        return [d.message for d in raised.value.diagnostics]
+
+    expected = problems(list(range(len(_RANKED))))
+    assert expected == [
+        "invalid output path '../up.h' from target 'cpu': the path has an empty, '.' or '..'"
+        " component ('..')",
+        "output 'X.h' from target 'cpu' collides with 'x.h' from target 'headers'",
+        "output 'x.h' from target 'cuda' collides with the same path from target 'headers'",
+    ]
+    # The calls in any order (one process emits a call whole, in its own order).
+    by_call = {rank: [i for i, (r, _) in enumerate(_RANKED) if r == rank] for rank in (0, 1, 2)}
+    calls = list(dict.fromkeys(_RANKED[i][0] for i in order))
+    assert problems([i for rank in calls for i in by_call[rank]]) == expected
+
+
 def test_output_set_sorts_and_reports_every_problem_together() -> None:
     span = Span("native_functions.yaml", 40, 3, 40, 10)
     files = OutputSet()

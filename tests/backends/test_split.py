@@ -8,8 +8,10 @@ sees: files, exit code, messages.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -19,7 +21,7 @@ from schemac.backends.forked import can_fork
 from schemac.backends.late_work import LateWork
 from schemac.backends.output.staging import Staged, merge_staged
 from schemac.backends.registry import TARGET_NAMES
-from schemac.backends.split import emission_units, plan_shares
+from schemac.backends.split import UnitQueue, emission_units, plan_split
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.compile_plan import split_late_work
 from schemac.frontend.loader import load_module
@@ -72,45 +74,60 @@ def _late(backends: set[str]) -> LateWork:
 
 
 @pytest.mark.parametrize("targets", [list(TARGET_NAMES), ["python"], ["cpu", "cuda", "headers"]])
-def test_the_shares_hold_every_emit_call_once_in_run_order(targets: list[str]) -> None:
+def test_the_plan_holds_every_emit_call_once_the_queue_largest_first(targets: list[str]) -> None:
     units = emission_units(targets)
-    shares = plan_shares(units, None)
-    assert shares is not None
-    assert sorted([*shares.here, *shares.there], key=lambda u: u.position) == list(units)
-    for share in (shares.here, shares.there):
-        assert [u.position for u in share] == sorted(u.position for u in share)
+    plan = plan_split(units, None)
+    assert plan is not None and not plan.child_first and not plan.late
+    assert sorted(plan.queued, key=lambda u: u.position) == list(units)
+    costs = [u.cost for u in plan.queued]
+    assert costs == sorted(costs, reverse=True)
 
 
-def test_the_late_backends_stay_together_in_the_child_share() -> None:
+def test_the_late_backends_are_the_childs_own() -> None:
     late = _late({"autograd", "autograd-kernels", "python-autograd-nodes"})
-    shares = plan_shares(emission_units(list(TARGET_NAMES)), late)
-    assert shares is not None and shares.late
-    assert {u.backend.name for u in shares.there} >= late.backends
-    assert not {u.backend.name for u in shares.here} & late.backends
+    plan = plan_split(emission_units(list(TARGET_NAMES)), late)
+    assert plan is not None and plan.late
+    assert {u.backend.name for u in plan.child_first} == late.backends
+    assert not {u.backend.name for u in plan.queued} & late.backends
 
 
-def test_the_heaviest_calls_go_to_different_shares() -> None:
-    shares = plan_shares(emission_units(list(TARGET_NAMES)), None)
-    assert shares is not None
-    here = {u.backend.name for u in shares.here}
-    assert ("aten-headers" in here) != ("declarations" in here)
+@pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+def test_two_processes_take_every_queued_unit_exactly_once() -> None:
+    units = emission_units(list(TARGET_NAMES))
+    queue = UnitQueue(units)
+    taken_r, taken_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: takes what it can, reports the positions
+        try:
+            os.close(taken_r)
+            os.write(taken_w, bytes(u.position for u in queue.take()))
+        finally:
+            os._exit(0)
+    os.close(taken_w)
+    mine = []
+    for unit in queue.take():
+        mine.append(unit.position)
+        time.sleep(0.002)  # let the child take some
+    queue.close()
+    theirs = list(os.read(taken_r, 1024))
+    os.close(taken_r)
+    os.waitpid(pid, 0)
+    assert sorted(mine + theirs) == [u.position for u in units]
+    assert not set(mine) & set(theirs)
 
 
 def test_one_emit_call_is_not_split() -> None:
-    assert plan_shares(emission_units(["declarations"]), None) is None
-    # Every call reads the late facts: all of them go with the late passes.
-    assert (
-        plan_shares(emission_units(["autograd"]), _late({"autograd", "autograd-kernels"})) is None
-    )
+    assert plan_split(emission_units(["declarations"]), None) is None
+    # Every call reads the late facts: all of them wait for the late passes.
+    assert plan_split(emission_units(["autograd"]), _late({"autograd", "autograd-kernels"})) is None
 
 
 def test_autograd_alone_is_made_in_two_halves() -> None:
     # Without late work (every backend of -t autograd reads the autograd
-    # table: the passes run first), its two backends land in different shares.
-    shares = plan_shares(emission_units(["autograd"]), None)
-    assert shares is not None
-    assert [u.backend.name for u in shares.here] == ["autograd"]
-    assert [u.backend.name for u in shares.there] == ["autograd-kernels"]
+    # table: the passes run first), its two backends can go to either process.
+    plan = plan_split(emission_units(["autograd"]), None)
+    assert plan is not None
+    assert sorted(u.backend.name for u in plan.queued) == ["autograd", "autograd-kernels"]
 
 
 def test_merged_staging_moves_the_second_tree_into_the_first(tmp_path: Path) -> None:

@@ -37,7 +37,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_both_shares_stage_the_bytes_and_report_their_digests(
     toy_module: Module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)  # split even a toy compile
+    # Split even a toy compile: the two processes take the emit calls in turn.
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.position % 2 == 1)
     two = compile_to_directory(toy_module, TARGETS, tmp_path / "two", jobs=2)
     one = compile_to_directory(toy_module, TARGETS, tmp_path / "one", jobs=1)
     assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
@@ -55,7 +56,7 @@ def test_a_dry_run_keeps_every_text(
     toy_module: Module, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Nothing is staged in a dry run: the child's texts come back for the comparison."""
-    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.position % 2 == 1)
     result = compile_to_directory(toy_module, TARGETS, tmp_path / "out", jobs=2, dry_run=True)
     assert result.digests == {} and all(f.text for f in result.files)
     assert not (tmp_path / "out").exists()

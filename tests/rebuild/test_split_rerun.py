@@ -40,8 +40,7 @@ def split_toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private copy of the toy library, compiled in two shares however small,
     with the per-operator headers (deferred files) in the child's share."""
     monkeypatch.setattr(driver, "SERIAL_BELOW_FUNCTIONS", 0)
-    monkeypatch.setattr(split, "CHILD_SLOWDOWN", 0.0)
-    monkeypatch.setattr(split, "UNIT_COST", {"declarations/declarations": 5.0})
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.backend.name == "aten-headers")
     copy = tmp_path / "toy"
     shutil.copytree(TOY, copy)
     return copy
@@ -97,9 +96,9 @@ def _stamps(root: Path) -> dict[str, tuple[int, int]]:
 def test_split_reruns_equal_cold_compiles_and_rewrite_only_what_differs(
     split_toy: Path, render_log: Path, tmp_path: Path
 ) -> None:
-    shares = split.plan_shares(split.emission_units(TARGETS.split(",")), None)
-    assert shares is not None
-    assert "aten-headers" in {u.backend.name for u in shares.there}
+    plan = split.plan_split(split.emission_units(TARGETS.split(",")), None)
+    assert plan is not None
+    assert "aten-headers" in {u.backend.name for u in plan.queued}
     out = tmp_path / "out"
     yaml = split_toy / "native_functions.yaml"
     original = yaml.read_text()

@@ -32,10 +32,11 @@ from schemac.backends.split import (
     ChildReuse,
     Failure,
     ShareResult,
-    Shares,
+    SplitPlan,
     Unit,
+    dealt,
     emission_units,
-    plan_shares,
+    plan_split,
     replay,
 )
 from schemac.diagnostics import Diagnostic, SchemacError
@@ -70,10 +71,10 @@ def emit_targets(
     :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
     cannot express.  ``late``: passes still to run and the backends that need
     them (Note [Late work]).  With ``parallel`` (and ``os.fork``) the emit
-    calls are dealt into two shares, one emitted by a forked child (Note
-    [Split emission]): the child stages its files for ``stage_for`` (an
-    output directory) and its staging outcome is appended to
-    ``staged_apart``; without ``stage_for`` it sends its texts back.
+    calls are shared with a forked child (Note [Split emission]): the child
+    stages its files for ``stage_for`` (an output directory) and its staging
+    outcome is appended to ``staged_apart``; without ``stage_for`` it sends
+    its texts back.
     ``timings``, if given, receives ``(target, seconds)``; ``on_file``, if
     given, sees each file made in this process as soon as its path was
     accepted, and may return the paths of files whose bytes it now holds:
@@ -86,17 +87,17 @@ def emit_targets(
     """
     profile = reference_profile() if profile is None else profile
     units = emission_units(targets)
-    shares = plan_shares(units, late) if parallel and can_fork() else None
-    if shares is None or not shares.late:
+    plan = plan_split(units, late) if parallel and can_fork() else None
+    if plan is None or not plan.late:
         if late is not None:
             module = run_late_inline(module, late, timings)
         # The names every backend prints (in the child when it runs the late passes).
         check_cpp_names(module)
     here = _Emission(OutputSet(), on_file, reuse, profile, werror)
-    if shares is None:
+    if plan is None:
         here.emit_all(module, units)
     else:
-        _emit_split(module, shares, late, here, stage_for, staged_apart)
+        _emit_split(module, plan, late, here, stage_for, staged_apart)
     if timings is not None:
         timings.extend(here.timings)
     if warnings is not None:
@@ -111,22 +112,25 @@ def emit_targets(
 
 def _emit_split(
     module: Module,
-    shares: Shares,
+    plan: SplitPlan,
     late: LateWork | None,
     here: _Emission,
     stage_for: str | None,
     staged_apart: list[Staged] | None,
 ) -> None:
-    """Note [Split emission]: the child's share forked, this share emitted, then both met."""
+    """Note [Split emission]: the child forked, the units shared, then both met."""
+    mine, theirs, close_queue = dealt(plan)
     child = ForkedCall(
-        lambda: _child_share(module, shares, late, here, stage_for),
+        lambda: _child_share(module, plan, theirs, late, here, stage_for),
         "the second share of the backends",
     )
     try:
-        failure = here.emit_all(module, shares.here, split=True)
+        failure = here.emit_all(module, mine, split=True)
     except BaseException:
         child.discard()
         raise
+    finally:
+        close_queue()
     result = child.result()
     failures = [f for f in (failure, result.failure) if f is not None]
     if failures:
@@ -134,8 +138,8 @@ def _emit_split(
         raise min(failures, key=lambda f: f.position).error()
     if result.staged is not None and staged_apart is not None:
         staged_apart.append(result.staged)
-    for file in result.files:
-        if here.output.add(file) and here.on_file is not None and result.staged is None:
+    for rank, file in result.files:
+        if here.output.add(file, rank) and here.on_file is not None and result.staged is None:
             _forget(here.output, here.on_file(file))
     here.kept.extend(result.kept)
     replay(result, here.reuse)
@@ -145,18 +149,19 @@ def _emit_split(
 
 def _child_share(
     module: Module,
-    shares: Shares,
+    plan: SplitPlan,
+    units: Iterable[Unit],
     late: LateWork | None,
     parent: _Emission,
     stage_for: str | None,
 ) -> ShareResult:
-    """The child's side: the late work if its share holds it, then its units."""
+    """The child's side: the late work if the plan gives it, then its units."""
     stager = None if stage_for is None else InlineStager(stage_for)
     reuse = None if parent.reuse is None else ChildReuse(parent.reuse)
     on_file = None if stager is None else (lambda f: stager.add(f.path, f.data))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
     try:
-        if shares.late and late is not None:
+        if plan.late and late is not None:
             try:
                 module, pass_timings, late_warnings = late.run_passes(module)
                 check_cpp_names(module)
@@ -164,7 +169,7 @@ def _child_share(
                 return ShareResult(failure=Failure(BEFORE_UNITS, type(error), error.diagnostics))
             there.timings.extend((f"{name} (split)", s) for name, s in pass_timings)
             there.warnings.extend((BEFORE_UNITS, w) for w in late_warnings)
-        failure = there.emit_all(module, shares.there, suffix=" (split)", split=True)
+        failure = there.emit_all(module, units, suffix=" (split)", split=True)
         if failure is not None:
             if stager is not None:
                 stager.discard()
@@ -209,7 +214,7 @@ class _Emission:
         self.warnings: list[tuple[int, Diagnostic]] = []
         #: With ``keep_all`` (the child), every stamped file in emission order,
         #: accepted or not: the parent's output set judges them.
-        self.made: list[GeneratedFile] = []
+        self.made: list[tuple[int, GeneratedFile]] = []
         self._keep_all = keep_all
         # One per run, shared by deferred files and every target's fragments:
         # one module, so each function is digested once (a few thousand
@@ -219,7 +224,7 @@ class _Emission:
         self._memo = RunMemo()  # one module, one run: see RunMemo
 
     def emit_all(
-        self, module: Module, units: Sequence[Unit], suffix: str = "", *, split: bool = False
+        self, module: Module, units: Iterable[Unit], suffix: str = "", *, split: bool = False
     ) -> Failure | None:
         """Emit ``units`` in order.  In a ``split``, the first diagnosed error is
         returned with its unit's position instead of raised (Note [Split emission])."""
@@ -252,11 +257,12 @@ class _Emission:
         )
         try:
             for file in unit.backend.load().emit(module, options):
-                self.add(unit.backend.name, unit.target, file)
+                self.add(unit.backend.name, unit.target, file, unit.position)
         finally:
             self.warnings.extend((unit.position, w) for w in log)
 
-    def add(self, backend: str, target: str, file: GeneratedFile | Deferred) -> None:
+    def add(self, backend: str, target: str, file: GeneratedFile | Deferred, rank: int = 0) -> None:
+        """``rank``: the position of the emit call that made ``file`` (:meth:`OutputSet.add`)."""
         if isinstance(file, Deferred):
             check_render(file)
             reuse = self.reuse
@@ -265,22 +271,22 @@ class _Emission:
             ):
                 # Added with no text, so that paths are checked as in a cold run.
                 placeholder = GeneratedFile(file.path, "", target, file.span)
-                if self.output.add(placeholder):
+                if self.output.add(placeholder, rank):
                     self.kept.append((file.path, target))
                 if self._keep_all:
-                    self.made.append(placeholder)
+                    self.made.append((rank, placeholder))
                 return
             file = file.made()
         # Direct construction: attrs.evolve introspects the fields per call.
         stamped = GeneratedFile(file.path, file.text, target, file.span)
-        accepted = self.output.add(stamped)
+        accepted = self.output.add(stamped, rank)
         if accepted and self.on_file is not None:
             handed = self.on_file(stamped)
             if self._keep_all and handed:
                 stamped = GeneratedFile(file.path, "", target, file.span)
             _forget(self.output, handed)
         if self._keep_all:
-            self.made.append(stamped)
+            self.made.append((rank, stamped))
 
 
 #: Functions below which a compile whose ``jobs`` was not given runs in one
@@ -373,8 +379,8 @@ def compile_to_directory(
     every output, one ``OUT/path`` a line, for build systems that must know the
     files before they exist.  A dry run writes none of these.
 
-    ``jobs``: with 2 or more (and ``os.fork``), the emit calls are dealt into
-    two shares and a forked child emits one, with the ``late`` passes if its
+    ``jobs``: with 2 or more (and ``os.fork``), the emit calls are shared
+    with a forked child, which runs the ``late`` passes first if some
     backends need them (Note [Split emission]); the result is the same, byte
     for byte.  Each process stages its files as they are emitted.
     None: as many as pay (:func:`effective_jobs`; a module with fewer than

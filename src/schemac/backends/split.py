@@ -5,40 +5,55 @@ Note [Split emission]
 Once the passes have run, every emission is independent of the others: an
 emit call reads the module and writes nothing but its own files.  So with
 two cores the emit calls of a compile (a target and one of its backends: a
-:class:`Unit`) are dealt into two *shares* of about equal cost
-(:func:`plan_shares`), and a forked child emits one share while this process
-emits the other.  The child stages its own files for OUT (as ``-j 1`` does,
-:class:`~.output.staging.InlineStager`) and sends back only what the commit
-and the run's record need: each file's path and target, the staging outcome,
-which files it kept as OUT holds them, which reuse keys it asked for and
-which fragments it rendered (Note [File reuse], Note [Fragment reuse]; the
-record is this process's, so the child's questions are asked again here),
-its timings and warnings.  The parent adds the child's files to its output
-set (paths are checked and collisions found as in one process) and merges
-the two staging directories before the commit.
+:class:`Unit`) are shared between this process and a forked child
+(:func:`plan_split`).  They are not dealt in advance: the units wait in a
+:class:`UnitQueue`, largest first (:data:`UNIT_COST`), and whichever process
+is free takes the next one.  A fixed deal has to guess each call's cost, and
+the guesses are wrong in both directions: a call in the child runs 12-45%
+slower than in the parent (copy-on-write faults of the pages it touches),
+the machine's other load slows either process, and a re-run after an edit
+reuses most files, which changes every call's cost.  Taking units as they
+come balances whatever the costs turn out to be.
 
-The output is the same as a run in one process, byte for byte: each unit is
-emitted by the same code over the same module, and the commit sees the same
-files.  What a run in one process would report is kept too:
+The child stages its own files for OUT (as ``-j 1`` does,
+:class:`~.output.staging.InlineStager`) and sends back only what the commit
+and the run's record need: each file's path and target, the staging
+outcome, which files it kept as OUT holds them, which reuse keys it asked
+for and which fragments it rendered (Note [File reuse], Note [Fragment
+reuse]; the record is this process's, so the child's questions are asked
+again here), its timings and warnings.  The parent adds the child's files
+to its output set (paths are checked and collisions found as in one
+process) and merges the two staging directories before the commit.
+
+The output is the same as a run in one process, byte for byte, whichever
+process took which unit: each unit is emitted by the same code over the same
+module, and the commit sees the same files.  What a run in one process would
+report is kept too:
 
 * *Late work* (Note [Late work]): passes that only add a derived table (the
-  autograd table of ``match-derivatives``) run in the share that holds every
-  backend reading it, before that share emits; the other share emits at
-  once.  That share also checks the C++ names after those passes
-  (:mod:`.cpp_names`), as a run in one process does before any backend.
-* *Errors*: each process notes the position of the unit that failed (-1 for
-  the late passes and the name check); the error of the lowest position is
-  raised, which is the one a run in order would have met first.
+  autograd table of ``match-derivatives``) run in the child first, and the
+  units reading that table are the child's own (:attr:`SplitPlan.child_first`);
+  meanwhile the parent takes units from the queue.  The child also checks the
+  C++ names after those passes (:mod:`.cpp_names`), as a run in one process
+  does before any backend.
+* *Errors*: a process that meets an error notes the position of its unit (-1
+  for the late passes and the name check) and takes no more units; the other
+  one empties the queue, so every unit a run in order would have emitted
+  before the error is emitted, and the error of the lowest position is the
+  one raised: the one a run in order meets first.
 * *Warnings* come back tagged with their unit's position and are logged in
-  that order.
+  that order; output-path problems are reported in an order of their own
+  (:class:`~.output.files.OutputSet`), not in the order files arrived.
 
-Costs (:data:`UNIT_COST`) only balance the shares; a wrong estimate makes
-``-j 2`` slower, never different.
+Costs only order the queue; a wrong estimate makes ``-j 2`` slower, never
+different.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import attrs
 
@@ -71,15 +86,6 @@ UNIT_COST: dict[str, float] = {
     "composite/aten-view-copy-kernels": 0.06,
 }
 _SMALL_COST = 0.02
-#: The late passes (``match-derivatives``: ~0.11 s on torch's YAML).
-LATE_PASSES_COST = 0.11
-#: How much dearer an emit call is counted in the child than in the parent.
-#: Calls do run slower there (copy-on-write faults of the pages they touch:
-#: +12% to +45% call by call on torch's -t all), but the parent has the
-#: commit after both: cold -t all, alternating, 2026-12-02 14:53 UTC, took
-#: 5.15-5.91 s wall with 0, 5.20-6.01 s with 0.1, 5.57-6.16 s with 0.2.
-CHILD_SLOWDOWN = 0.0
-
 #: Position of the late passes and the name check: before every unit.
 BEFORE_UNITS = -1
 
@@ -104,45 +110,83 @@ def emission_units(targets: Sequence[str]) -> tuple[Unit, ...]:
 
 
 @attrs.frozen
-class Shares:
-    """The units emitted here and in the child; ``late``: the child runs the late work."""
+class SplitPlan:
+    """Which units the child emits first, and the queue's units, largest first."""
 
-    here: tuple[Unit, ...]
-    there: tuple[Unit, ...]
-    late: bool = False
+    #: The units reading a late fact: the child's, after the late passes.
+    child_first: tuple[Unit, ...]
+    #: Every other unit, in the order the queue hands them out.
+    queued: tuple[Unit, ...]
+
+    @property
+    def late(self) -> bool:
+        """Whether the child runs the late work (before its own units)."""
+        return bool(self.child_first)
 
 
-def plan_shares(units: Sequence[Unit], late: LateWork | None) -> Shares | None:
-    """Two shares of about equal cost, or None when a split cannot pay.
-
-    The units reading a late fact stay together, with the late passes, in
-    the child's share; the others are dealt largest first to the share that
-    would finish first with them, a call costing :data:`CHILD_SLOWDOWN` more
-    in the child (each share then keeps the run's order).
-    """
-    late_units = [u for u in units if late is not None and u.backend.name in late.backends]
-    rest = sorted((u for u in units if u not in late_units), key=lambda u: (-u.cost, u.position))
-    here: list[Unit] = []
-    there: list[Unit] = list(late_units)
-    child = 1.0 + CHILD_SLOWDOWN
-    late_cost = sum(u.cost for u in late_units) + (LATE_PASSES_COST if late_units else 0.0)
-    costs = [0.0, late_cost * child]
-    for unit in rest:
-        # To the share that would finish first with it.
-        if costs[0] + unit.cost <= costs[1] + unit.cost * child:
-            here.append(unit)
-            costs[0] += unit.cost
-        else:
-            there.append(unit)
-            costs[1] += unit.cost * child
-    if not here or not there:
-        return None
-    by_position = lambda u: u.position  # noqa: E731 - a sort key
-    return Shares(
-        tuple(sorted(here, key=by_position)),
-        tuple(sorted(there, key=by_position)),
-        bool(late_units),
+def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None:
+    """How ``units`` are shared, or None when a split cannot pay: one unit, or
+    every unit waits for the late passes (nothing for the parent to do)."""
+    child_first = tuple(u for u in units if late is not None and u.backend.name in late.backends)
+    queued = tuple(
+        sorted((u for u in units if u not in child_first), key=lambda u: (-u.cost, u.position))
     )
+    if len(units) < 2 or not queued or len(queued) >= UnitQueue.END:
+        return None
+    return SplitPlan(child_first, queued)
+
+
+#: Tests pin which process emits each queued unit (True: the child), to make
+#: one side or the other meet a file or an error; None: whoever is free.
+PIN_TO_CHILD: Callable[[Unit], bool] | None = None
+
+
+class UnitQueue:
+    """The queued units of a split, each taken by exactly one of the two processes.
+
+    A pipe holding each unit's index as one byte, then one end mark per
+    process: reads of one byte from a pipe never interleave, so two
+    processes reading it each get a different unit, and every unit is taken
+    once.  Written whole before the fork (a few dozen bytes: far below the
+    pipe's capacity, so the write never blocks), it needs no lock and no
+    helper; each process stops at the first end mark it reads.
+    """
+
+    END = 255
+
+    def __init__(self, units: Sequence[Unit]) -> None:
+        assert len(units) < self.END, "one byte per unit"
+        self._units = tuple(units)
+        self._read, write = os.pipe()
+        try:
+            os.write(write, bytes(range(len(units))) + bytes((self.END, self.END)))
+        finally:
+            os.close(write)
+        self._closed = False
+
+    def take(self) -> Iterator[Unit]:
+        """The units this process takes, one at a time, until the queue is empty."""
+        while not self._closed:
+            byte = os.read(self._read, 1)
+            if not byte or byte[0] == self.END:
+                return
+            yield self._units[byte[0]]
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            os.close(self._read)
+
+
+def dealt(plan: SplitPlan) -> tuple[Iterable[Unit], Iterable[Unit], Callable[[], None]]:
+    """The parent's units, the child's and what closes the queue (in each process)."""
+    if PIN_TO_CHILD is not None:
+        pin = PIN_TO_CHILD
+        here = [u for u in plan.queued if not pin(u)]
+        there = [u for u in plan.queued if pin(u)]
+        return here, [*plan.child_first, *there], lambda: None
+    queue = UnitQueue(plan.queued)
+    return queue.take(), itertools.chain(plan.child_first, queue.take()), queue.close
 
 
 @attrs.frozen
@@ -161,8 +205,9 @@ class Failure:
 class ShareResult:
     """What the child sends back (its files' texts are staged, not sent)."""
 
-    #: Its files, in emission order, with their text only when nothing staged them.
-    files: tuple[GeneratedFile, ...] = ()
+    #: (rank, file) of its files in emission order (the rank: the position of
+    #: the unit that made it), with their text only when nothing staged them.
+    files: tuple[tuple[int, GeneratedFile], ...] = ()
     staged: Staged | None = None
     #: (path, target) of the files kept as OUT holds them.
     kept: tuple[tuple[str, str], ...] = ()

@@ -91,6 +91,16 @@ def _describe(file: GeneratedFile) -> str:
     return f"target '{file.target}'" if file.target else "a backend"
 
 
+def _collision(file: GeneratedFile, first: GeneratedFile) -> Diagnostic:
+    same = "the same path" if first.path == file.path else f"{first.path!r}"
+    return Diagnostic(
+        file.span,
+        f"output {file.path!r} from {_describe(file)} collides with {same} from {_describe(first)}",
+        hint="every output file must be produced exactly once; paths that differ"
+        " only in case count as the same file",
+    )
+
+
 class OutputSet:
     """The files of one compile, keyed by path; a builder, frozen by :meth:`files`.
 
@@ -102,34 +112,36 @@ class OutputSet:
         self._by_path: dict[str, GeneratedFile] = {}
         self._by_folded_path: dict[str, GeneratedFile] = {}
         self._problems: list[Diagnostic] = []
+        #: The (rank, arrival) of each accepted file, by folded path.
+        self._order: dict[str, tuple[int, int]] = {}
+        #: Per folded path met more than once, every (rank, arrival, file), the first included.
+        self._collisions: dict[str, list[tuple[int, int, GeneratedFile]]] = {}
+        self._arrivals = 0
 
-    def add(self, file: GeneratedFile) -> bool:
-        """Add ``file``; False if it was rejected (the problem is kept for :meth:`files`)."""
+    def add(self, file: GeneratedFile, rank: int = 0) -> bool:
+        """Add ``file``; False if it was rejected (the problem is kept for :meth:`files`).
+
+        ``rank``: where the file comes in a run in order (the position of the
+        emit call that made it, Note [Split emission]).  A collision is told
+        against the file of least rank, then earliest arrival, so when two
+        processes add files in an order of their own the report is the one a
+        run in order gives (:class:`~schemac.diagnostics.SchemacError` sorts
+        the problems themselves)."""
+        arrival = self._arrivals = self._arrivals + 1
         reason = check_output_path(file.path)
         if reason is not None:
-            self._problems.append(
-                Diagnostic(
-                    file.span,
-                    f"invalid output path {file.path!r} from {_describe(file)}: {reason}",
-                )
-            )
+            message = f"invalid output path {file.path!r} from {_describe(file)}: {reason}"
+            self._problems.append(Diagnostic(file.span, message))
             return False
         folded = file.path.casefold()
         earlier = self._by_folded_path.get(folded)
         if earlier is not None:
-            same = "the same path" if earlier.path == file.path else f"{earlier.path!r}"
-            self._problems.append(
-                Diagnostic(
-                    file.span,
-                    f"output {file.path!r} from {_describe(file)} collides with {same}"
-                    f" from {_describe(earlier)}",
-                    hint="every output file must be produced exactly once; paths that differ"
-                    " only in case count as the same file",
-                )
-            )
+            first = (*self._order[folded], earlier)
+            self._collisions.setdefault(folded, [first]).append((rank, arrival, file))
             return False
         self._by_path[file.path] = file
         self._by_folded_path[folded] = file
+        self._order[folded] = (rank, arrival)
         return True
 
     def forget_text(self, path: str) -> None:
@@ -152,8 +164,12 @@ class OutputSet:
 
     def files(self) -> tuple[GeneratedFile, ...]:
         """Every file, sorted by path; raises :class:`OutputError` for any problem."""
-        if self._problems:
-            raise OutputError(self._problems)
+        problems = list(self._problems)
+        for group in self._collisions.values():
+            (_, _, first), *others = sorted(group, key=lambda entry: entry[:2])
+            problems += [_collision(file, first) for _, _, file in others]
+        if problems:
+            raise OutputError(problems)
         return tuple(self._by_path[path] for path in sorted(self._by_path))
 
 
