@@ -11,6 +11,7 @@ is safe.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -22,7 +23,12 @@ from schemac.backends.output import MANIFEST_NAME, CommitReport
 from schemac.backends.registry import SOURCE_KINDS, unit_reads
 from schemac.ir.module import SourceFiles
 from schemac.rebuild.fingerprint import command_run_key
-from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, StoredFragments
+from schemac.rebuild.fragments import (
+    FRAGMENTS_NAME,
+    FragmentPart,
+    FragmentWriter,
+    StoredFragments,
+)
 from schemac.rebuild.inputs import InputRecorder
 from schemac.rebuild.reuse import (
     Previous,
@@ -86,6 +92,7 @@ class Recording:
         self._stored: StoredFragments | None = None
         #: This run's, written beside OUT as they come.
         self._writer: FragmentWriter | None = None
+        self._inherited: FragmentWriter | None = None
         #: The fragment units (Note [Fragment reuse]) this run recorded pieces of.
         self._fragment_units: set[str] = set()
 
@@ -147,13 +154,42 @@ class Recording:
         return self._stored.get(unit, local)
 
     def remember(self, unit: str, local: str, text: str) -> None:
-        if self._writer is None:
+        writer = self._writer
+        if writer is None or not writer.owned():
+            # A forked child opens its own: detach_fragments hands it over.
+            # The inherited one stays referenced: freed, its buffer would be
+            # flushed into the parent's file.
+            self._inherited = writer
             try:
-                self._writer = FragmentWriter(str(self.out_dir))
+                writer = self._writer = FragmentWriter(str(self.out_dir))
             except OSError:
                 return  # only a cache
-        self._writer.add(unit, local, text)
+        writer.add(unit, local, text)
         self._fragment_units.add(unit)
+
+    def detach_fragments(self) -> FragmentPart | None:
+        writer = self._writer
+        if writer is None or not writer.owned():
+            return None
+        self._writer = None
+        return writer.detach(tuple(sorted(self._fragment_units)))
+
+    def adopt_fragments(self, part: object | None) -> None:
+        if part is None:
+            return
+        assert isinstance(part, FragmentPart), "a token of detach_fragments"
+        writer = self._writer
+        if writer is None:
+            try:
+                writer = self._writer = FragmentWriter(str(self.out_dir))
+            except OSError:
+                writer = None
+        if writer is None:
+            with contextlib.suppress(OSError):
+                os.unlink(part.path)
+            return
+        writer.append_part(part)
+        self._fragment_units.update(part.units)
 
     def _context(self, target: str, digests: Mapping[str, str]) -> str:
         unread = _unread_paths(target, self._sources) | _covered_paths(self._sources)

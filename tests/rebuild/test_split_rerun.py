@@ -3,7 +3,8 @@ fragments reach the record (Note [Split emission], ``split.replay``).
 
 The child asks the inherited record whether OUT still holds its deferred
 files and renders or reuses its fragments; the parent asks its own record
-the same questions again and records the child's fragments.  If that replay
+the same questions again and appends the file of fragments the child wrote
+to its own.  If that replay
 lost anything, the next run would re-render (slower, still right) or, worse,
 keep a file whose key was never recorded.  So: cold, edit, re-run, edit back,
 re-run, each with ``-j 2`` split on the toy library, and every tree equal to
@@ -12,18 +13,19 @@ a cold compile of the same YAML, with only the files that differ rewritten.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from schemac import launcher
+from schemac import compile_record, launcher
 from schemac.backends import driver, reuse, split
 from schemac.backends.forked import can_fork
 from schemac.backends.output.files import GeneratedFile
 from schemac.rebuild import state
-from schemac.rebuild.fragments import FRAGMENTS_NAME
+from schemac.rebuild.fragments import FRAGMENTS_NAME, StoredFragments
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
@@ -126,3 +128,37 @@ def test_split_reruns_equal_cold_compiles_and_rewrite_only_what_differs(
     before = _stamps(out)
     assert launcher.main(_argv(split_toy, out)) == 0
     assert _stamps(out) == before
+
+
+def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
+    split_toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child writes its fragments to a file of its own, which the parent
+    appends to the run's: they are in OUT's fragments file, nothing is left
+    beside OUT, and the next run renders none of them again."""
+    child_units = {"declarations", "python-bindings"}
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.backend.name in child_units)
+    out = tmp_path / "out"
+    assert launcher.main(_argv(split_toy, out)) == 0
+    data = (out / FRAGMENTS_NAME).read_bytes()
+    stored = StoredFragments(str(out), hashlib.sha256(data).hexdigest(), len(data))
+    for unit in ("declarations/declarations", "headers/aten-headers"):
+        assert stored.of_target(unit), unit  # the child's and the parent's
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
+
+    lookups: list[tuple[str, bool]] = []
+    fragment = compile_record.Recording.fragment
+
+    def spied(self: compile_record.Recording, unit: str, local: str) -> str | None:
+        found = fragment(self, unit, local)
+        lookups.append((unit, found is not None))
+        return found
+
+    monkeypatch.setattr(compile_record.Recording, "fragment", spied)
+    yaml = split_toy / "native_functions.yaml"
+    yaml.write_text(yaml.read_text().replace("float high=1.0", "float high=2.0", 1))
+    # Every queued unit in this process, where the lookups are seen.
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: False)
+    assert launcher.main(_argv(split_toy, out)) == 0
+    found = [hit for unit, hit in lookups if unit == "declarations/declarations"]
+    assert len(found) > 10 and found.count(False) <= 2  # the edited operator's pieces

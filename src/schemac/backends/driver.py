@@ -135,6 +135,8 @@ def _emit_split(
     failures = [f for f in (failure, result.failure) if f is not None]
     if failures:
         discard_staged(result.staged)
+        if here.reuse is not None:  # the record, discarded with the run, removes them
+            here.reuse.adopt_fragments(result.fragments)
         raise min(failures, key=lambda f: f.position).error()
     if result.staged is not None and staged_apart is not None:
         staged_apart.append(result.staged)
@@ -173,7 +175,7 @@ def _child_share(
         if failure is not None:
             if stager is not None:
                 stager.discard()
-            return ShareResult(failure=failure)
+            return ShareResult(failure=failure, fragments=_detached(reuse))
         staged = None if stager is None else stager.result()
     except BaseException:
         if stager is not None:
@@ -184,10 +186,14 @@ def _child_share(
         staged=staged,
         kept=tuple(there.kept),
         asked=() if reuse is None else tuple(reuse.asked),
-        fragments=() if reuse is None else tuple(reuse.used),
+        fragments=_detached(reuse),
         timings=tuple(there.timings),
         warnings=tuple(there.warnings),
     )
+
+
+def _detached(reuse: ChildReuse | None) -> object | None:
+    return None if reuse is None else reuse.detach_fragments()
 
 
 class _Emission:

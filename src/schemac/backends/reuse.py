@@ -156,6 +156,16 @@ class FileReuse(FragmentStore, Protocol):
         with local key ``local``; the answer is remembered for the next run's state."""
         ...
 
+    def detach_fragments(self) -> object | None:
+        """In a forked child (Note [Split emission]): what this process remembered,
+        closed and handed over for the parent's :meth:`adopt_fragments` (None:
+        nothing).  A picklable token; the fragments' texts stay on disk."""
+        ...
+
+    def adopt_fragments(self, part: object | None) -> None:
+        """Take into this run's fragments what a child's :meth:`detach_fragments` gave."""
+        ...
+
 
 #: Values read by many files, whose encodings a run remembers (small ones are
 #: encoded again: remembering every node would cost more than it saves).

@@ -213,8 +213,9 @@ class ShareResult:
     kept: tuple[tuple[str, str], ...] = ()
     #: (target, path, local key) of every reuse question the child asked.
     asked: tuple[tuple[str, str, str], ...] = ()
-    #: (unit, local key, text) of every fragment its backends used.
-    fragments: tuple[tuple[str, str, str], ...] = ()
+    #: The fragments its backends used, left on disk by the child's record
+    #: (``FileReuse.detach_fragments``) for the parent's to adopt.
+    fragments: object | None = None
     timings: tuple[tuple[str, float], ...] = ()
     #: (position, warning) of what it warned about.
     warnings: tuple[tuple[int, Diagnostic], ...] = ()
@@ -227,7 +228,6 @@ class ChildReuse:
     def __init__(self, reuse: FileReuse) -> None:
         self._reuse = reuse
         self.asked: list[tuple[str, str, str]] = []
-        self.used: list[tuple[str, str, str]] = []
 
     def keep(self, target: str, path: str, local: str) -> bool:
         self.asked.append((target, path, local))
@@ -237,14 +237,20 @@ class ChildReuse:
         return self._reuse.fragment(target, local)
 
     def remember(self, target: str, local: str, text: str) -> None:
-        self.used.append((target, local, text))
+        # Into a file of the child's own: the texts never cross the pipe.
+        self._reuse.remember(target, local, text)
+
+    def detach_fragments(self) -> object | None:
+        return self._reuse.detach_fragments()
+
+    def adopt_fragments(self, part: object | None) -> None:
+        raise AssertionError("the child's record adopts nothing")
 
 
 def replay(result: ShareResult, reuse: FileReuse | None) -> None:
-    """Ask the parent's record what the child asked, and record its fragments."""
+    """Ask the parent's record what the child asked, and adopt its fragments."""
     if reuse is None:
         return
     for target, path, local in result.asked:
         reuse.keep(target, path, local)
-    for unit, local, text in result.fragments:
-        reuse.remember(unit, local, text)
+    reuse.adopt_fragments(result.fragments)

@@ -17,8 +17,12 @@ size go into the state (``frag`` line), with each target's context key
 the state is well formed, the SHA-256 matches and the target's context key is
 its own.  A truncated, edited or foreign file therefore costs a re-render,
 never a wrong output.  Only the process that opened the writer records:
-a fragment rendered in a forked helper is not remembered (rendered again next
-time), because two processes appending to one file would interleave.
+a writer inherited through a fork writes nothing in the child, because two
+processes appending to one file would interleave.
+A forked child of ``-j 2`` (Note [Split emission]) writes its own temporary
+(:meth:`FragmentWriter.detach`), which the parent appends to its own
+(:meth:`FragmentWriter.append_part`): the texts never cross the pipe, and
+the two processes' records never share a file while both write.
 """
 
 from __future__ import annotations
@@ -27,8 +31,20 @@ import contextlib
 import hashlib
 import os
 
+import attrs
+
 #: The name in OUT.
 FRAGMENTS_NAME = ".schemac-fragments"
+
+
+@attrs.frozen
+class FragmentPart:
+    """A forked child's fragments, in a closed file for its parent to append."""
+
+    path: str
+    size: int
+    #: The units (``target/backend``) it holds fragments of.
+    units: tuple[str, ...] = ()
 
 
 class FragmentWriter:
@@ -55,6 +71,31 @@ class FragmentWriter:
         self._stream.write(record)
         self._digest.update(record)
         self._size += len(record)
+
+    def owned(self) -> bool:
+        """Whether this process opened the writer (a forked child did not)."""
+        return os.getpid() == self._pid
+
+    def detach(self, units: tuple[str, ...]) -> FragmentPart:
+        """Close the file and hand it over whole, for a parent's :meth:`append_part`."""
+        self._stream.close()
+        return FragmentPart(self._temporary, self._size, units)
+
+    def append_part(self, part: FragmentPart) -> None:
+        """Append a detached writer's records (then remove its file).  A part
+        of another size than it was closed with (cut short, say) is dropped:
+        the fragments are a cache."""
+        try:
+            with open(part.path, "rb") as stream:
+                data = stream.read(part.size + 1)
+        except OSError:
+            return
+        finally:
+            _remove(part.path)
+        if len(data) == part.size:
+            self._stream.write(data)
+            self._digest.update(data)
+            self._size += part.size
 
     def commit(self, out_dir: str) -> tuple[str, int] | None:
         """Move the file into OUT; its (SHA-256, size), or None if nothing was recorded."""
