@@ -238,10 +238,30 @@ def test_a_changed_input_or_option_is_a_full_run(
         path = toy / "derivatives.yaml"
         path.write_text(path.read_text() + "\n")
     elif change == "option":
-        argv = [*argv, "-j", "1"]
+        argv = [*argv, "--Werror"]
     else:
         monkeypatch.chdir(tmp_path)
     assert not _is_noop(argv)
+
+
+@pytest.mark.parametrize(
+    "how", [["-j", "1"], ["-j2"], ["--jobs", "2"], ["--jobs=1"], ["--time-passes"]]
+)
+def test_options_that_only_say_how_to_run_keep_the_noop(
+    toy: Path, tmp_path: Path, how: list[str], capsys
+) -> None:
+    out = tmp_path / "out"
+    assert launcher.main(_argv(toy, out)) == 0
+    before = _stats(out)
+    assert _is_noop(_argv(toy, out, *how))
+    assert _stats(out) == before
+
+
+def test_the_run_key_leaves_out_only_exact_how_options() -> None:
+    words = ["compile", "x.yaml", "-j", "2", "-o", "out", "--time-passes", "--", "-j", "1"]
+    assert fingerprint.keyed_words(words) == ["compile", "x.yaml", "-o", "out", "--", "-j", "1"]
+    # An abbreviation or anything else is keyed as written (a cold run, never a wrong one).
+    assert fingerprint.keyed_words(["--time", "-jx", "--out=-j"]) == ["--time", "-jx", "--out=-j"]
 
 
 def test_dry_runs_and_disabled_state_write_none(toy: Path, tmp_path: Path, monkeypatch) -> None:
@@ -416,6 +436,7 @@ def test_a_rerun_over_a_recorded_out_runs_in_one_process(
     path.write_text(path.read_text() + "\n# an edit\n")
     assert launcher.main(argv(out)) == 0
     assert forks == []
+    path.write_text(path.read_text() + "\n# another edit\n")
     assert launcher.main([*argv(out), "-j", "2"]) == 0
     assert forks  # -j given: as asked
 

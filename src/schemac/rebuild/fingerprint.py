@@ -165,6 +165,34 @@ def _module_location(name: str) -> str:
     return f"{name}={spec.origin}:{info.st_size}:{info.st_mtime_ns}"
 
 
+#: Options of ``compile`` that change how it runs, never what it writes or
+#: records: the run key leaves them out, so that ``-j 1`` after ``-j 2``, or a
+#: run with ``--time-passes``, is a no-op or a re-run over OUT, not a cold run.
+_HOW_FLAGS = frozenset({"--time-passes"})
+_HOW_WITH_VALUE = frozenset({"-j", "--jobs"})
+
+
+def keyed_words(argv: Sequence[str]) -> list[str]:
+    """``argv`` without the options that only say how to run (:data:`_HOW_FLAGS`,
+    ``-j N``).  Only their exact spellings are left out (an abbreviation keys
+    as written: a cold run, never a wrong one), and nothing after ``--``."""
+    words: list[str] = []
+    rest = iter(argv)
+    for word in rest:
+        if word == "--":
+            words.append(word)
+            words.extend(rest)
+        elif word in _HOW_WITH_VALUE:
+            next(rest, None)
+        elif not (
+            word in _HOW_FLAGS
+            or word.startswith("--jobs=")
+            or (word.startswith("-j") and word[2:].isdigit())
+        ):
+            words.append(word)
+    return words
+
+
 def run_key(argv: Sequence[str], cwd: str | None = None) -> str:
     """The key of a compile run with command line ``argv`` (after ``schemac``) in ``cwd``."""
     pieces = [
@@ -178,7 +206,7 @@ def run_key(argv: Sequence[str], cwd: str | None = None) -> str:
         _module_location("torchgen"),
         *(_module_location(name) for name in _LIBRARIES),
         os.path.abspath(cwd if cwd is not None else os.getcwd()),
-        "\0".join(["argv", *argv]),
+        "\0".join(["argv", *keyed_words(argv)]),
     ]
     digest = hashlib.sha256()
     for piece in pieces:
