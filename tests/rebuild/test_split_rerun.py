@@ -13,7 +13,6 @@ a cold compile of the same YAML, with only the files that differ rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -24,8 +23,9 @@ from schemac import compile_record, launcher
 from schemac.backends import driver, reuse, split
 from schemac.backends.forked import can_fork
 from schemac.backends.output.files import GeneratedFile
-from schemac.rebuild import state
+from schemac.rebuild import fingerprint, state
 from schemac.rebuild.fragments import FRAGMENTS_NAME, StoredFragments
+from schemac.rebuild.reuse import read_previous
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
@@ -140,10 +140,12 @@ def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.backend.name in child_units)
     out = tmp_path / "out"
     assert launcher.main(_argv(split_toy, out)) == 0
-    data = (out / FRAGMENTS_NAME).read_bytes()
-    stored = StoredFragments(str(out), hashlib.sha256(data).hexdigest(), len(data))
-    for unit in ("declarations/declarations", "headers/aten-headers"):
-        assert stored.of_target(unit), unit  # the child's and the parent's
+    previous = read_previous(str(out), lambda: fingerprint.run_key(_argv(split_toy, out)))
+    assert previous is not None and len(previous.fragments) == 1
+    units = dict(previous.fragments[0].contexts)
+    assert {"declarations/declarations", "headers/aten-headers"} <= set(units)
+    stored = StoredFragments(str(out), previous.fragments)
+    assert stored.valid
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
 
     lookups: list[tuple[str, bool]] = []
@@ -162,3 +164,25 @@ def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     assert launcher.main(_argv(split_toy, out)) == 0
     found = [hit for unit, hit in lookups if unit == "declarations/declarations"]
     assert len(found) > 10 and found.count(False) <= 2  # the edited operator's pieces
+
+
+def _inputs(out: Path) -> list[str]:
+    return sorted(
+        line.partition("\t")[2]
+        for line in (out / state.STATE_NAME).read_text().splitlines()
+        if line.startswith(("in ", "dir "))
+    )
+
+
+def test_the_files_the_child_read_are_inputs_of_the_run(
+    split_toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's reads reach the record: a -j 2 run lists the inputs a -j 1 run
+    lists (the torch headers the autograd backends check, when they emit there)."""
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: True)
+    two = tmp_path / "two"
+    assert launcher.main(_argv(split_toy, two)) == 0
+    one = tmp_path / "one"
+    assert launcher.main([*_argv(split_toy, one)[:-1], "1"]) == 0
+    assert _inputs(two) == _inputs(one)
+    assert any(path.endswith(".yaml") for path in _inputs(two))

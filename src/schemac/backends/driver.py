@@ -136,7 +136,7 @@ def _emit_split(
     if failures:
         discard_staged(result.staged)
         if here.reuse is not None:  # the record, discarded with the run, removes them
-            here.reuse.adopt_fragments(result.fragments)
+            here.reuse.adopt_handover(result.handover)
         raise min(failures, key=lambda f: f.position).error()
     if result.staged is not None and staged_apart is not None:
         staged_apart.append(result.staged)
@@ -175,7 +175,7 @@ def _child_share(
         if failure is not None:
             if stager is not None:
                 stager.discard()
-            return ShareResult(failure=failure, fragments=_detached(reuse))
+            return ShareResult(failure=failure, handover=_detached(reuse))
         staged = None if stager is None else stager.result()
     except BaseException:
         if stager is not None:
@@ -186,14 +186,14 @@ def _child_share(
         staged=staged,
         kept=tuple(there.kept),
         asked=() if reuse is None else tuple(reuse.asked),
-        fragments=_detached(reuse),
+        handover=_detached(reuse),
         timings=tuple(there.timings),
         warnings=tuple(there.warnings),
     )
 
 
 def _detached(reuse: ChildReuse | None) -> object | None:
-    return None if reuse is None else reuse.detach_fragments()
+    return None if reuse is None else reuse.child_handover()
 
 
 class _Emission:

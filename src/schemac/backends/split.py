@@ -213,9 +213,9 @@ class ShareResult:
     kept: tuple[tuple[str, str], ...] = ()
     #: (target, path, local key) of every reuse question the child asked.
     asked: tuple[tuple[str, str, str], ...] = ()
-    #: The fragments its backends used, left on disk by the child's record
-    #: (``FileReuse.detach_fragments``) for the parent's to adopt.
-    fragments: object | None = None
+    #: What its record learnt (``FileReuse.child_handover``: the fragments
+    #: its backends used, left on disk, and the files they read).
+    handover: object | None = None
     timings: tuple[tuple[str, float], ...] = ()
     #: (position, warning) of what it warned about.
     warnings: tuple[tuple[int, Diagnostic], ...] = ()
@@ -240,17 +240,17 @@ class ChildReuse:
         # Into a file of the child's own: the texts never cross the pipe.
         self._reuse.remember(target, local, text)
 
-    def detach_fragments(self) -> object | None:
-        return self._reuse.detach_fragments()
+    def child_handover(self) -> object | None:
+        return self._reuse.child_handover()
 
-    def adopt_fragments(self, part: object | None) -> None:
+    def adopt_handover(self, token: object | None) -> None:
         raise AssertionError("the child's record adopts nothing")
 
 
 def replay(result: ShareResult, reuse: FileReuse | None) -> None:
-    """Ask the parent's record what the child asked, and adopt its fragments."""
+    """Ask the parent's record what the child asked, and adopt what it learnt."""
     if reuse is None:
         return
     for target, path, local in result.asked:
         reuse.keep(target, path, local)
-    reuse.adopt_fragments(result.fragments)
+    reuse.adopt_handover(result.handover)
