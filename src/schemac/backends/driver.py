@@ -153,7 +153,7 @@ def _child_share(
     """The child's side: the late work if its share holds it, then its units."""
     stager = None if stage_for is None else InlineStager(stage_for)
     reuse = None if parent.reuse is None else ChildReuse(parent.reuse)
-    on_file = None if stager is None else (lambda f: stager.add(f.path, f.data))
+    on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
     try:
         if shares.late and late is not None:
@@ -451,7 +451,7 @@ def _compile_locked(
             late=late,
             parallel=jobs > 1,
             timings=timings,
-            on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
+            on_file=None if helper is None else (lambda f: helper.add_text(f.path, f.text)),
             profile=profile,
             warnings=warnings,
             werror=werror,
