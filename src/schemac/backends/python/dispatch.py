@@ -169,7 +169,12 @@ class CallMemo:
         # argument alive, so an identity cannot be reused within the memo.
         self._accessors: dict[int, tuple[PythonArgument, str, str]] = {}
         # By identity too: a merged out= entry's two calls share its signature.
+        # Only the calls of one binding share a signature (the method and
+        # function forms are different signatures), so this memo is emptied
+        # after each binding (:meth:`binding_done`): kept for the whole
+        # compile it was ~1 MiB of -t python's peak.
         self._parsed: dict[int, dict[str, str]] = {}
+        self._parsed_pins: list[PythonSignature] = []
         # One instance per distinct value (there are at most four), so the
         # memos keyed on conventions find them by identity, not attrs __eq__.
         self._conventions: dict[tuple[bool, bool, bool], Conventions] = {}
@@ -243,8 +248,13 @@ class CallMemo:
                 parts = accessors[id(arg)] = (arg, f"_r.{accessor_of(arg)}(", f"{extra})")
             parsed[arg.name] = f"{parts[1]}{index}{parts[2]}"
         self._parsed[id(sig)] = parsed
-        self._pinned.append(sig)
+        self._parsed_pins.append(sig)
         return parsed
+
+    def binding_done(self) -> None:
+        """Forget :meth:`parsed`'s signatures: no later binding asks for them."""
+        self._parsed.clear()
+        self._parsed_pins.clear()
 
 
 # A named tuple for the same reason as DispatchCall (~2,300 per compile).

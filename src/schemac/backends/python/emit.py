@@ -94,10 +94,12 @@ def _bindings_text(
 ) -> str:
     # Each view is printed at once and dropped: only the text is kept.
     test = context.torch_function_test
-    return "".join(
-        binding_text(binding_view(b, context.memo), torch_function_test=test) + SEPARATOR
-        for b in bucket[1]
-    )
+    memo = context.memo
+    texts = []
+    for b in bucket[1]:
+        texts.append(binding_text(binding_view(b, memo), torch_function_test=test) + SEPARATOR)
+        memo.binding_done()
+    return "".join(texts)
 
 
 def _file_view(
