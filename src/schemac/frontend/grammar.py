@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from schemac.cachedir import cache_subdir, content_key
+from schemac.cachedir import cache_subdir, content_key, store
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -123,7 +122,7 @@ def terminal_patterns() -> dict[str, str]:
             return stored
     patterns = {t.name: t.pattern.to_regexp() for t in schema_parser().terminals}
     if path is not None:
-        _store(path, json.dumps(patterns, sort_keys=True))
+        store(path, json.dumps(patterns, sort_keys=True).encode())
     return patterns
 
 
@@ -156,16 +155,3 @@ def _lark_init_text() -> str | None:
         return Path(origin).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-def _store(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically; errors are ignored (it is only a cache)."""
-    import tempfile
-
-    try:
-        handle, temporary = tempfile.mkstemp(prefix=".terminals-", dir=path.parent)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except OSError:
-        pass
