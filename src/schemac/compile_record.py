@@ -74,6 +74,8 @@ class ChildRecord:
     #: The files and directories the child's process read (its copy of the recorder's).
     files: tuple[str, ...] = ()
     directories: tuple[str, ...] = ()
+    #: (path, target, local key, file key or "") of every deferred file it asked about.
+    asked: tuple[tuple[str, str, str, str], ...] = ()
 
 
 class Recording:
@@ -207,7 +209,12 @@ class Recording:
     def child_handover(self) -> ChildRecord:
         recorder = self.recorder
         files, directories = tuple(sorted(recorder.files)), tuple(sorted(recorder.directories))
-        return ChildRecord(self._detach_fragments(), files, directories)
+        keys = self._keys
+        asked = tuple(
+            (path, target, local, keys.get(path, ""))
+            for path, (target, local) in self._locals.items()
+        )
+        return ChildRecord(self._detach_fragments(), files, directories, asked)
 
     def _detach_fragments(self) -> FragmentPart | None:
         if not self._fragment_units:
@@ -228,6 +235,12 @@ class Recording:
         # backends check, say, when they emit in the child.
         self.recorder.files.update(token.files)
         self.recorder.directories.update(token.directories)
+        # Its answers stand: the same keys, computed from the same record (and
+        # each kept file is checked again when the state is written).
+        for path, target, local, key in token.asked:
+            self._locals[path] = (target, local)
+            if key:
+                self._keys[path] = key
         part = token.fragments
         if part is None:
             return

@@ -1,11 +1,11 @@
-"""A re-run with ``-j 2`` over a recorded OUT: the child's reuse questions and
-fragments reach the record (Note [Split emission], ``split.replay``).
+"""A re-run with ``-j 2`` over a recorded OUT: what the child's copy of the record
+learnt reaches the parent's (Note [Split emission], ``split.replay``).
 
-The child asks the inherited record whether OUT still holds its deferred
-files and renders or reuses its fragments; the parent asks its own record
-the same questions again and appends the file of fragments the child wrote
-to its own.  If that replay
-lost anything, the next run would re-render (slower, still right) or, worse,
+The child asks its copy of the record whether OUT still holds its deferred
+files, renders or reuses its fragments and reads files; it hands the file
+keys, its file of fragments and its reads to the parent's record
+(``Recording.child_handover`` / ``adopt_handover``).  If that handover lost
+anything, the next run would re-render (slower, still right) or, worse,
 keep a file whose key was never recorded.  So: cold, edit, re-run, edit back,
 re-run, each with ``-j 2`` split on the toy library, and every tree equal to
 a cold compile of the same YAML, with only the files that differ rewritten.

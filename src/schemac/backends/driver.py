@@ -29,7 +29,6 @@ from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
 from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
 from schemac.backends.split import (
     BEFORE_UNITS,
-    ChildReuse,
     Failure,
     ShareResult,
     SplitPlan,
@@ -159,7 +158,7 @@ def _child_share(
 ) -> ShareResult:
     """The child's side: the late work if the plan gives it, then its units."""
     stager = None if stage_for is None else InlineStager(stage_for)
-    reuse = None if parent.reuse is None else ChildReuse(parent.reuse)
+    reuse = parent.reuse  # the child's copy: child_handover gives back what it learns
     on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
     try:
@@ -185,14 +184,13 @@ def _child_share(
         files=tuple(there.made),
         staged=staged,
         kept=tuple(there.kept),
-        asked=() if reuse is None else tuple(reuse.asked),
         handover=_detached(reuse),
         timings=tuple(there.timings),
         warnings=tuple(there.warnings),
     )
 
 
-def _detached(reuse: ChildReuse | None) -> object | None:
+def _detached(reuse: FileReuse | None) -> object | None:
     return None if reuse is None else reuse.child_handover()
 
 
