@@ -198,7 +198,7 @@ class Recording:
         stored = self._store() if os.getpid() == self._pid else None
         try:
             if stored is not None and stored.valid:
-                writer = FragmentWriter.appending(str(self.out_dir), stored)
+                writer = FragmentWriter(str(self.out_dir), stored)
             else:
                 writer = FragmentWriter(str(self.out_dir))
         except OSError:

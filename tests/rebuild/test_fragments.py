@@ -106,7 +106,7 @@ def test_an_appending_compile_adds_one_segment_in_place(tmp_path: Path) -> None:
     inode = (out / FRAGMENTS_NAME).stat().st_ino
     stored = StoredFragments(str(out), first)
     assert stored.get("t", "ctx-of-t", "k1") == "first\n"
-    writer = FragmentWriter.appending(str(out), stored)
+    writer = FragmentWriter(str(out), stored)
     writer.add("t", "k3", "third")
     segments = writer.commit(str(out), _context)
     assert segments is not None and segments[:1] == first and len(segments) == 2
@@ -124,7 +124,7 @@ def test_a_failed_append_leaves_the_store_as_it_was(tmp_path: Path) -> None:
     first = _fresh_store(out)
     before = (out / FRAGMENTS_NAME).read_bytes()
     (out / FRAGMENTS_NAME).write_bytes(before + b"a killed compile's tail")
-    writer = FragmentWriter.appending(str(out), StoredFragments(str(out), first))
+    writer = FragmentWriter(str(out), StoredFragments(str(out), first))
     writer.add("t", "k3", "third")
     writer.discard()
     assert (out / FRAGMENTS_NAME).read_bytes() == before
@@ -138,7 +138,7 @@ def test_garbage_past_its_share_is_compacted_away(
     out.mkdir()
     stored = StoredFragments(str(out), _fresh_store(out))
     assert stored.get("t", "ctx-of-t", "k2") is not None  # used; k1 and u's k1 are not
-    writer = FragmentWriter.appending(str(out), stored)
+    writer = FragmentWriter(str(out), stored)
     writer.add("t", "k3", "third")
     segments = writer.commit(str(out), _context)
     assert segments is not None and len(segments) == 1

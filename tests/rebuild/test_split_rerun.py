@@ -23,7 +23,7 @@ from schemac import compile_record, launcher
 from schemac.backends import driver, reuse, split
 from schemac.backends.forked import can_fork
 from schemac.backends.output.files import GeneratedFile
-from schemac.rebuild import fingerprint, state
+from schemac.rebuild import fingerprint, fragments, state
 from schemac.rebuild.fragments import FRAGMENTS_NAME, StoredFragments
 from schemac.rebuild.reuse import read_previous
 
@@ -186,3 +186,37 @@ def test_the_files_the_child_read_are_inputs_of_the_run(
     assert launcher.main([*_argv(split_toy, one)[:-1], "1"]) == 0
     assert _inputs(two) == _inputs(one)
     assert any(path.endswith(".yaml") for path in _inputs(two))
+
+
+def test_a_compaction_keeps_every_fragment_either_process_used(
+    split_toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Fragment segments]: a compaction keeps the records used in this run,
+    the child's included (they reach the parent as offsets), so the run after
+    it finds every piece of unchanged operators."""
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.backend.name == "declarations")
+    out = tmp_path / "out"
+    assert launcher.main(_argv(split_toy, out)) == 0
+    yaml = split_toy / "native_functions.yaml"
+    yaml.write_text(yaml.read_text().replace("float high=1.0", "float high=2.0", 1))
+    # Any garbage at all compacts (the edit left the old pieces of one operator).
+    monkeypatch.setattr(fragments, "COMPACT_FROM_BYTES", 0)
+    monkeypatch.setattr(fragments, "COMPACT_ABOVE", 0.0)
+    assert launcher.main(_argv(split_toy, out)) == 0
+    key = lambda: fingerprint.run_key(_argv(split_toy, out))  # noqa: E731
+    previous = read_previous(str(out), key)
+    assert previous is not None and len(previous.fragments) == 1  # compacted
+    lookups: list[tuple[str, bool]] = []
+    fragment = compile_record.Recording.fragment
+
+    def spied(self: compile_record.Recording, unit: str, local: str) -> str | None:
+        found = fragment(self, unit, local)
+        lookups.append((unit, found is not None))
+        return found
+
+    monkeypatch.setattr(compile_record.Recording, "fragment", spied)
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: False)  # lookups seen here
+    yaml.write_text(yaml.read_text().replace("float high=2.0", "float high=3.0", 1))
+    assert launcher.main(_argv(split_toy, out)) == 0
+    found = [hit for unit, hit in lookups if unit == "declarations/declarations"]
+    assert len(found) > 10 and found.count(False) <= 2

@@ -19,7 +19,7 @@ the next compile trusts a segment only if its bytes match the state.  A
 truncated, edited or foreign file therefore costs a re-render, never a wrong
 output.
 
-A compile that finds the store valid *appends* (:meth:`FragmentWriter.appending`):
+A compile that finds the store valid *appends* (``FragmentWriter(out, stored)``):
 the records it reused stay where they are, and the ones it rendered become
 one more segment, written in place at the end.  An edit's re-run of torch's
 ``-t all`` reuses all but a few dozen of ~13,000 fragments, so it writes
@@ -188,30 +188,22 @@ class FragmentWriter:
     """This compile's fragments, written as they come: to a fresh temporary beside
     OUT, or appended to OUT's store (Note [Fragment segments])."""
 
-    def __init__(self, out_dir: str) -> None:
-        import tempfile
+    def __init__(self, out_dir: str, stored: StoredFragments | None = None) -> None:
+        """A fresh file; or, given ``stored`` (valid), one more segment of it, in place."""
+        self._stored = stored
+        self._temporary = ""
+        if stored is None:
+            import tempfile
 
-        parent, name = os.path.split(os.path.abspath(out_dir))
-        os.makedirs(parent, exist_ok=True)
-        handle, self._temporary = tempfile.mkstemp(prefix=f".{name}.schemac-fragments-", dir=parent)
-        self._stream: io.BufferedIOBase = os.fdopen(handle, "wb")
-        self._stored: StoredFragments | None = None
-        self._start()
-
-    @classmethod
-    def appending(cls, out_dir: str, stored: StoredFragments) -> FragmentWriter:
-        """A writer adding one segment to ``stored`` (valid), in place."""
-        writer = cls.__new__(cls)
-        stream = open(os.path.join(out_dir, FRAGMENTS_NAME), "r+b")  # noqa: SIM115 - kept open
-        stream.truncate(stored.total)  # what a killed compile left
-        stream.seek(stored.total)
-        writer._stream = stream
-        writer._temporary = ""
-        writer._stored = stored
-        writer._start()
-        return writer
-
-    def _start(self) -> None:
+            parent, name = os.path.split(os.path.abspath(out_dir))
+            os.makedirs(parent, exist_ok=True)
+            prefix = f".{name}.schemac-fragments-"
+            handle, self._temporary = tempfile.mkstemp(prefix=prefix, dir=parent)
+            self._stream: io.BufferedIOBase = os.fdopen(handle, "wb")
+        else:
+            self._stream = open(os.path.join(out_dir, FRAGMENTS_NAME), "r+b")  # noqa: SIM115
+            self._stream.truncate(stored.total)  # what a killed compile left
+            self._stream.seek(stored.total)
         self._pid = os.getpid()
         self._digest = hashlib.sha256()
         self._size = 0
