@@ -34,6 +34,7 @@ from schemac.backends.python.binding_text import (
     binding_text,
 )
 from schemac.backends.python.bindings import (
+    binding_facts_asked,
     binding_view,
     forward_declaration,
     method_table_entry,
@@ -163,6 +164,13 @@ def binding_files(
     )
     test = (
         HAS_TORCH_FUNCTION if all_bindings.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
+    )
+    # Each function's dispatch facts are let go after their last ask (CallMemo.expect).
+    memo.expect(
+        function
+        for _, bindings in all_bindings.per_module
+        for binding in bindings
+        for function in binding_facts_asked(binding)
     )
     context = _BindingContext(memo, test)
 
