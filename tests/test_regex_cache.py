@@ -119,3 +119,17 @@ def test_a_second_process_takes_the_stored_pattern(tmp_path: Path) -> None:
 def test_nothing_is_installed_without_a_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SCHEMAC_NO_CACHE", "1")
     assert regex_cache.install() is None
+
+
+def test_a_matcher_that_refuses_the_arguments_leaves_the_compiler_to_it(tmp_path: Path) -> None:
+    compiler = regex_cache._compiler_module()
+    if compiler is None:
+        pytest.skip("this Python's re has other internals; nothing is installed")
+    cache = RegexCache(tmp_path / "regex.marshal", compiler)
+
+    def refuse(*args: object) -> object:
+        raise TypeError("another _sre.compile")
+
+    cache._sre_compile = refuse
+    assert cache.compile(r"x(y)", 0).match("xy").group(1) == "y"
+    assert cache.added == 0

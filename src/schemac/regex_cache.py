@@ -21,7 +21,11 @@ entry point (``re._compiler.compile``, ``sre_compile.compile`` before 3.11),
 which ``re.compile`` calls after missing its in-memory cache; a pattern that
 is not a string, or any flags with ``DEBUG``, goes to the compiler as before.
 The file is per Python version and ``_sre.MAGIC`` (the code format), and a
-stored entry is used only when it has exactly the expected shape.
+stored entry is used only when it has exactly the expected shape and
+``_sre.compile`` accepts it; should ``_sre.compile`` refuse what the compiler's
+steps made, the compiler itself is asked.  (A stored pattern is not parsed,
+so a warning ``re``'s parser gives, such as "possible nested set", shows in
+the run that stores it only.)
 :meth:`RegexCache.save` writes the dict back when this run added something.
 Only the ``schemac`` command installs it (:mod:`schemac.launcher`), never an
 importer of the package; an ``re`` whose internals look different, or
@@ -81,9 +85,14 @@ class RegexCache:
         made = self._made(p, flags)
         if made is None:
             return self._original(p, flags)
+        try:
+            compiled = self._sre_compile(p, *made)
+        except (TypeError, ValueError, OverflowError, RuntimeError):
+            # Not the steps this Python's compiler takes: it compiles, nothing is stored.
+            return self._original(p, flags)
         self._used[key] = made
         self.added += 1
-        return self._sre_compile(p, *made)
+        return compiled
 
     def _made(self, pattern: str | bytes, flags: int) -> _Stored | None:
         """The arguments the compiler gives ``_sre.compile`` for ``pattern``.
