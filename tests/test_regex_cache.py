@@ -69,10 +69,12 @@ def test_a_damaged_entry_is_compiled_afresh(tmp_path: Path) -> None:
         pytest.skip("this Python's re has other internals; nothing is installed")
     path = tmp_path / "regex.marshal"
     pattern = r"a+(b)"
-    path.write_bytes(marshal.dumps({(pattern, 0): (32, [999999, 1, 2], 0, {}, (None, None))}))
+    damaged = marshal.dumps((32, [999999, 1, 2], 0, {}, (None, None)))
+    path.write_bytes(marshal.dumps({(pattern, 0): damaged, ("x", 0): b"not marshal", ("y", 0): 1}))
     cache = RegexCache(path, compiler)
     _same(_compiled_through(cache, pattern, 0), compiler.compile(pattern, 0))
     assert cache.added == 1
+    assert cache.compile("x", 0).match("x") and cache.compile("y", 0).match("y")
     path.write_bytes(b"not marshal")
     assert RegexCache(path, compiler).compile(pattern, 0).match("aab")
 

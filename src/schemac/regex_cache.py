@@ -46,7 +46,7 @@ from typing import Any
 
 from schemac.cachedir import cache_subdir, content_key
 
-_FORMAT = "schemac-regex 1"
+_FORMAT = "schemac-regex 2"
 #: Entries above which a save keeps only this run's.
 _MAX_ENTRIES = 2000
 #: ``re``'s DEBUG flag: such a compile prints the code, so it is never cached.
@@ -64,8 +64,11 @@ class RegexCache:
         self._compiler = compiler
         self._original: Callable[..., Any] = compiler.compile
         self._sre_compile: Callable[..., Any] = compiler._sre.compile
-        self._stored: dict[object, object] = _read(path)
-        self._used: dict[object, object] = {}
+        #: Each entry marshalled on its own: only the patterns a run compiles
+        #: are unpacked (the stored code lists of a ``-t headers`` run's
+        #: patterns would otherwise stay in memory for the whole run).
+        self._stored: dict[object, bytes] = _read(path)
+        self._used: dict[object, bytes] = {}
         self.added = 0
 
     def compile(self, p: Any, flags: int = 0) -> Any:
@@ -73,14 +76,15 @@ class RegexCache:
         if (kind is not str and kind is not bytes) or type(flags) is not int or flags & _DEBUG:
             return self._original(p, flags)
         key = (p, flags)
-        stored = self._stored.get(key)
-        if stored is not None and _well_formed(stored):
+        data = self._stored.get(key)
+        stored = _entry(data)
+        if stored is not None:
             try:
-                compiled = self._sre_compile(p, *stored)  # type: ignore[misc]
+                compiled = self._sre_compile(p, *stored)
             except (TypeError, ValueError, OverflowError, RuntimeError):
                 pass  # not what this Python's matcher runs: compiled afresh below
             else:
-                self._used[key] = stored
+                self._used[key] = data  # type: ignore[assignment]
                 return compiled
         made = self._made(p, flags)
         if made is None:
@@ -90,7 +94,7 @@ class RegexCache:
         except (TypeError, ValueError, OverflowError, RuntimeError):
             # Not the steps this Python's compiler takes: it compiles, nothing is stored.
             return self._original(p, flags)
-        self._used[key] = made
+        self._used[key] = marshal.dumps(made)
         self.added += 1
         return compiled
 
@@ -156,12 +160,25 @@ def _well_formed(entry: object) -> bool:
     )
 
 
-def _read(path: Path) -> dict[object, object]:
+def _read(path: Path) -> dict[object, bytes]:
     try:
         loaded = marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         return {}
-    return loaded if isinstance(loaded, dict) else {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if type(v) is bytes}
+
+
+def _entry(data: bytes | None) -> _Stored | None:
+    """A stored entry unpacked, if it is one."""
+    if data is None:
+        return None
+    try:
+        entry = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return entry if _well_formed(entry) else None
 
 
 def _compiler_module() -> Any:
