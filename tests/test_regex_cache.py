@@ -69,10 +69,12 @@ def test_a_damaged_entry_is_compiled_afresh(tmp_path: Path) -> None:
         pytest.skip("this Python's re has other internals; nothing is installed")
     path = tmp_path / "regex.marshal"
     pattern = r"a+(b)"
-    path.write_bytes(marshal.dumps({(pattern, 0): (32, [999999, 1, 2], 0, {}, (None, None))}))
+    damaged = marshal.dumps((32, [999999, 1, 2], 0, {}, (None, None)))
+    path.write_bytes(marshal.dumps({(pattern, 0): damaged, ("x", 0): b"not marshal", ("y", 0): 1}))
     cache = RegexCache(path, compiler)
     _same(_compiled_through(cache, pattern, 0), compiler.compile(pattern, 0))
     assert cache.added == 1
+    assert cache.compile("x", 0).match("x") and cache.compile("y", 0).match("y")
     path.write_bytes(b"not marshal")
     assert RegexCache(path, compiler).compile(pattern, 0).match("aab")
 
@@ -119,3 +121,17 @@ def test_a_second_process_takes_the_stored_pattern(tmp_path: Path) -> None:
 def test_nothing_is_installed_without_a_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SCHEMAC_NO_CACHE", "1")
     assert regex_cache.install() is None
+
+
+def test_a_matcher_that_refuses_the_arguments_leaves_the_compiler_to_it(tmp_path: Path) -> None:
+    compiler = regex_cache._compiler_module()
+    if compiler is None:
+        pytest.skip("this Python's re has other internals; nothing is installed")
+    cache = RegexCache(tmp_path / "regex.marshal", compiler)
+
+    def refuse(*args: object) -> object:
+        raise TypeError("another _sre.compile")
+
+    cache._sre_compile = refuse
+    assert cache.compile(r"x(y)", 0).match("xy").group(1) == "y"
+    assert cache.added == 0

@@ -21,7 +21,11 @@ entry point (``re._compiler.compile``, ``sre_compile.compile`` before 3.11),
 which ``re.compile`` calls after missing its in-memory cache; a pattern that
 is not a string, or any flags with ``DEBUG``, goes to the compiler as before.
 The file is per Python version and ``_sre.MAGIC`` (the code format), and a
-stored entry is used only when it has exactly the expected shape.
+stored entry is used only when it has exactly the expected shape and
+``_sre.compile`` accepts it; should ``_sre.compile`` refuse what the compiler's
+steps made, the compiler itself is asked.  (A stored pattern is not parsed,
+so a warning ``re``'s parser gives, such as "possible nested set", shows in
+the run that stores it only.)
 :meth:`RegexCache.save` writes the dict back when this run added something.
 Only the ``schemac`` command installs it (:mod:`schemac.launcher`), never an
 importer of the package; an ``re`` whose internals look different, or
@@ -42,7 +46,7 @@ from typing import Any
 
 from schemac.cachedir import cache_subdir, content_key
 
-_FORMAT = "schemac-regex 1"
+_FORMAT = "schemac-regex 2"
 #: Entries above which a save keeps only this run's.
 _MAX_ENTRIES = 2000
 #: ``re``'s DEBUG flag: such a compile prints the code, so it is never cached.
@@ -60,8 +64,11 @@ class RegexCache:
         self._compiler = compiler
         self._original: Callable[..., Any] = compiler.compile
         self._sre_compile: Callable[..., Any] = compiler._sre.compile
-        self._stored: dict[object, object] = _read(path)
-        self._used: dict[object, object] = {}
+        #: Each entry marshalled on its own: only the patterns a run compiles
+        #: are unpacked (the stored code lists of a ``-t headers`` run's
+        #: patterns would otherwise stay in memory for the whole run).
+        self._stored: dict[object, bytes] = _read(path)
+        self._used: dict[object, bytes] = {}
         self.added = 0
 
     def compile(self, p: Any, flags: int = 0) -> Any:
@@ -69,21 +76,27 @@ class RegexCache:
         if (kind is not str and kind is not bytes) or type(flags) is not int or flags & _DEBUG:
             return self._original(p, flags)
         key = (p, flags)
-        stored = self._stored.get(key)
-        if stored is not None and _well_formed(stored):
+        data = self._stored.get(key)
+        stored = _entry(data)
+        if stored is not None:
             try:
-                compiled = self._sre_compile(p, *stored)  # type: ignore[misc]
+                compiled = self._sre_compile(p, *stored)
             except (TypeError, ValueError, OverflowError, RuntimeError):
                 pass  # not what this Python's matcher runs: compiled afresh below
             else:
-                self._used[key] = stored
+                self._used[key] = data  # type: ignore[assignment]
                 return compiled
         made = self._made(p, flags)
         if made is None:
             return self._original(p, flags)
-        self._used[key] = made
+        try:
+            compiled = self._sre_compile(p, *made)
+        except (TypeError, ValueError, OverflowError, RuntimeError):
+            # Not the steps this Python's compiler takes: it compiles, nothing is stored.
+            return self._original(p, flags)
+        self._used[key] = marshal.dumps(made)
         self.added += 1
-        return self._sre_compile(p, *made)
+        return compiled
 
     def _made(self, pattern: str | bytes, flags: int) -> _Stored | None:
         """The arguments the compiler gives ``_sre.compile`` for ``pattern``.
@@ -147,12 +160,25 @@ def _well_formed(entry: object) -> bool:
     )
 
 
-def _read(path: Path) -> dict[object, object]:
+def _read(path: Path) -> dict[object, bytes]:
     try:
         loaded = marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         return {}
-    return loaded if isinstance(loaded, dict) else {}
+    if not isinstance(loaded, dict):
+        return {}
+    return {k: v for k, v in loaded.items() if type(v) is bytes}
+
+
+def _entry(data: bytes | None) -> _Stored | None:
+    """A stored entry unpacked, if it is one."""
+    if data is None:
+        return None
+    try:
+        entry = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
+        return None
+    return entry if _well_formed(entry) else None
 
 
 def _compiler_module() -> Any:

@@ -56,6 +56,33 @@ def sharded(
     return tuple(tuple(bucket) for bucket in buckets)
 
 
+def with_stem_suffix(path: str, suffix: str) -> str:
+    """``path`` with ``suffix`` inserted before its extension, as
+    ``PurePosixPath``'s ``with_name(stem + suffix + suffix)`` prints it.
+
+    A plain relative path (no empty, ``.`` or absolute components, a name
+    that neither starts nor ends with ``.``: every output path) is cut with
+    string operations at its name's last ``.``, pathlib's rule for such a
+    name; anything else goes through pathlib.  Building the
+    ``PurePosixPath`` was ~50,000 instructions a call, ~100 calls a compile.
+    """
+    head, _, name = path.rpartition("/")
+    if (
+        not name
+        or name.startswith(".")
+        or name.endswith(".")
+        or path.startswith("/")
+        or "//" in path
+        or "/./" in f"/{head}/"
+        or "/" in suffix
+    ):
+        pure = PurePosixPath(path)
+        return str(pure.with_name(f"{pure.stem}{suffix}{pure.suffix}"))
+    dot = name.rfind(".")
+    name = f"{name}{suffix}" if dot < 0 else f"{name[:dot]}{suffix}{name[dot:]}"
+    return f"{head}/{name}" if head else name
+
+
 @attrs.frozen
 class ShardedFile:
     """The names of one sharded output: ``ATen/RegisterCPU.cpp`` with 4 shards."""
@@ -64,8 +91,7 @@ class ShardedFile:
     num_shards: int
 
     def _with_stem_suffix(self, suffix: str) -> str:
-        pure = PurePosixPath(self.path)
-        return str(pure.with_name(f"{pure.stem}{suffix}{pure.suffix}"))
+        return with_stem_suffix(self.path, suffix)
 
     def shard_path(self, index: int) -> str:
         if not 0 <= index < self.num_shards:
