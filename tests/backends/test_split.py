@@ -277,3 +277,15 @@ def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: P
     assert "'default'" in one.stderr
     assert two.stderr == one.stderr
     assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
+
+
+
+def test_headers_alone_is_two_queued_units_of_about_equal_cost() -> None:
+    # Its two halves first (per-operator headers and the rest), Operators.cpp after.
+    plan = plan_split(emission_units(["headers"]), None)
+    assert plan is not None and not plan.child_first
+    assert [u.backend.name for u in plan.queued] == [
+        "aten-aggregate-headers",
+        "aten-headers",
+        "aten-operators",
+    ]
