@@ -99,3 +99,55 @@ def test_in_line_staging_writes_a_batch_once_it_is_full(
     }
     stager.discard()
     assert list(tmp_path.iterdir()) == []
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.mark.parametrize("size", [staging.TEXT_CHUNK, 3 * staging.TEXT_CHUNK + 17])
+def test_a_large_text_is_staged_in_chunks_as_its_bytes_would_be(
+    tmp_path: Path, size: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Large texts staged in chunks]: same bytes, digest and status as ``add``."""
+    text = "".join(chr(65 + i % 26) for i in range(size - 1)) + "\n"
+    out = tmp_path / "out"
+    first = staging.InlineStager(str(out))
+    encoded: list[int] = []
+    monkeypatch.setattr(staging, "write_new_file", lambda p, d: encoded.append(len(d)))
+    assert first.add_text("big.txt", text) == ["big.txt"]
+    assert encoded == []  # never encoded whole
+    staged = first.result()
+    assert staged.status == {"big.txt": staging.CREATED}
+    assert staged.staging is not None
+    assert Path(staged.staging, "big.txt").read_bytes() == text.encode()
+    assert staged.digests == {"big.txt": _digest(text.encode())}
+    out.mkdir()
+    Path(staged.staging, "big.txt").rename(out / "big.txt")
+    # OUT holds it: unchanged, nothing staged.
+    again = staging.InlineStager(str(out))
+    again.add_text("big.txt", text)
+    assert again.result().status == {"big.txt": staging.UNCHANGED}
+    assert again.result().digests == {"big.txt": _digest(text.encode())}
+    # One byte changed, or one more byte on disk: updated.
+    for on_disk in (text[:-2] + "?\n", text + "x"):
+        (out / "big.txt").write_text(on_disk)
+        changed = staging.InlineStager(str(out))
+        changed.add_text("big.txt", text)
+        result = changed.result()
+        assert result.status == {"big.txt": staging.UPDATED}
+        assert result.staging is not None
+        assert Path(result.staging, "big.txt").read_bytes() == text.encode()
+        changed.discard()
+
+
+def test_small_and_non_ascii_texts_are_staged_whole(tmp_path: Path) -> None:
+    stager = staging.InlineStager(str(tmp_path / "out"))
+    wide = "é" * staging.TEXT_CHUNK
+    stager.add_text("small.txt", "tiny\n")
+    stager.add_text("wide.txt", wide)
+    result = stager.result()
+    assert result.staging is not None
+    assert Path(result.staging, "wide.txt").read_bytes() == wide.encode()
+    assert result.digests["wide.txt"] == _digest(wide.encode())
+    assert result.digests["small.txt"] == _digest(b"tiny\n")

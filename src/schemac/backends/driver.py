@@ -160,7 +160,7 @@ def _child_share(
     """The child's side: the late work if the plan gives it, then its units."""
     stager = None if stage_for is None else InlineStager(stage_for)
     reuse = None if parent.reuse is None else ChildReuse(parent.reuse)
-    on_file = None if stager is None else (lambda f: stager.add(f.path, f.data))
+    on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
     try:
         if plan.late and late is not None:
@@ -463,7 +463,7 @@ def _compile_locked(
             late=late,
             parallel=jobs > 1,
             timings=timings,
-            on_file=None if helper is None else (lambda f: helper.add(f.path, f.data)),
+            on_file=None if helper is None else (lambda f: helper.add_text(f.path, f.text)),
             profile=profile,
             warnings=warnings,
             werror=werror,

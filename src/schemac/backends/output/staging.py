@@ -18,6 +18,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 
 import attrs
 
@@ -83,6 +84,64 @@ def same_bytes(path: str, data: bytes) -> bool:
         os.close(handle)
 
 
+#: Characters of a large text encoded (compared, hashed, written) at a time.
+TEXT_CHUNK = 1 << 18
+
+
+def _chunks(text: str) -> Iterator[bytes]:
+    """The UTF-8 bytes of ``text``, :data:`TEXT_CHUNK` characters at a time."""
+    for start in range(0, len(text), TEXT_CHUNK):
+        yield text[start : start + TEXT_CHUNK].encode("utf-8")
+
+
+def same_text(path: str, text: str) -> bool:
+    """:func:`same_bytes` for an ASCII ``text``, without encoding it whole."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return False
+    try:
+        if os.fstat(handle).st_size != len(text):
+            return False
+        for chunk in _chunks(text):
+            got = os.read(handle, len(chunk))
+            while len(got) < len(chunk):
+                more = os.read(handle, len(chunk) - len(got))
+                if not more:
+                    return False
+                got += more
+            if got != chunk:
+                return False
+        return not os.read(handle, 1)  # a file that grew since fstat differs
+    except IsADirectoryError:
+        return False
+    finally:
+        os.close(handle)
+
+
+def write_new_text(path: str, text: str) -> str:
+    """:func:`write_new_file` of an ASCII ``text`` a chunk at a time; the bytes' SHA-256."""
+    digest = hashlib.sha256()
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        for chunk in _chunks(text):
+            digest.update(chunk)
+            view = memoryview(chunk)
+            while view:
+                view = view[os.write(handle, view) :]
+    finally:
+        os.close(handle)
+    return digest.hexdigest()
+
+
+def text_digest(text: str) -> str:
+    """The SHA-256 of ``text``'s UTF-8 bytes, encoding a chunk at a time."""
+    digest = hashlib.sha256()
+    for chunk in _chunks(text):
+        digest.update(chunk)
+    return digest.hexdigest()
+
+
 class Stager:
     """Stages the files of one compile for ``out_dir``; see the module docstring.
 
@@ -113,11 +172,31 @@ class Stager:
         self._status[path] = status
         self._write(path, data)
 
+    def add_text(self, path: str, text: str) -> str:
+        """:meth:`add` for a large ASCII ``text``, never encoded whole; the
+        SHA-256 of its bytes (Note [Large texts staged in chunks])."""
+        if not self.first_compile:
+            destination = f"{self.out_dir}/{path}"
+            if same_text(destination, text):
+                self._status[path] = UNCHANGED
+                return text_digest(text)
+            status = UPDATED if os.path.isfile(destination) else CREATED
+        else:
+            status = CREATED
+        self._status[path] = status
+        return write_new_text(self._staging_path(path), text)
+
     def write_extra(self, path: str, data: bytes) -> str:
         """Stage a file that is not compared (the manifest); its staged path."""
         return self._write(path, data)
 
     def _write(self, path: str, data: bytes) -> str:
+        staged = self._staging_path(path)
+        write_new_file(staged, data)
+        return staged
+
+    def _staging_path(self, path: str) -> str:
+        """Where ``path`` is staged, its directory made."""
         staging = self._staging
         if staging is None:
             # Next to OUT, on the same file system, so moving into place is a rename.
@@ -130,9 +209,7 @@ class Stager:
             # Each directory once per compile, not once per file (thousands of mkdirs).
             os.makedirs(f"{staging}/{directory}", exist_ok=True)
             self._made.add(directory)
-        staged = f"{staging}/{path}"
-        write_new_file(staged, data)
-        return staged
+        return f"{staging}/{path}"
 
     def result(self) -> Staged:
         return Staged(self._staging, dict(self._status))
@@ -171,6 +248,25 @@ class InlineStager:
         self._pending_size += len(data)
         if self._pending_size >= INLINE_BATCH:
             self._flush()
+        return [path]
+
+    def add_text(self, path: str, text: str) -> list[str]:
+        """:meth:`add` of ``text``'s UTF-8 bytes.
+
+        Note [Large texts staged in chunks]
+        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+        A large file's text and its bytes side by side were the peak of
+        several targets (``TraceTypeEverything.cpp``: 3.7 MB of text, and as
+        much again encoded).  An ASCII text of :data:`TEXT_CHUNK` characters
+        or more is compared with OUT, hashed and written a chunk at a time,
+        so its bytes never exist whole; the others are encoded and batched as
+        :meth:`add` does.  The bytes staged, their digest and the status are
+        the same either way.
+        """
+        if len(text) < TEXT_CHUNK or not text.isascii():
+            return self.add(path, text.encode("utf-8"))
+        self._flush()
+        self._digests[path] = self._stager.add_text(path, text)
         return [path]
 
     def _flush(self) -> None:
