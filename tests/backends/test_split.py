@@ -279,7 +279,6 @@ def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: P
     assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
 
 
-
 def test_headers_alone_is_two_queued_units_of_about_equal_cost() -> None:
     # Its two halves first (per-operator headers and the rest), Operators.cpp after.
     plan = plan_split(emission_units(["headers"]), None)

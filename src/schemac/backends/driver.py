@@ -264,6 +264,8 @@ class _Emission:
         try:
             for file in unit.backend.load().emit(module, options):
                 self.add(unit.backend.name, unit.target, file, unit.position)
+                # Its text is staged now: not kept while the next file renders.
+                del file
         finally:
             self.warnings.extend((unit.position, w) for w in log)
 
