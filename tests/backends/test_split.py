@@ -94,7 +94,7 @@ def test_the_late_backends_are_the_childs_own() -> None:
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
 def test_two_processes_take_every_queued_unit_exactly_once() -> None:
     units = emission_units(list(TARGET_NAMES))
-    queue = UnitQueue(units)
+    queue = UnitQueue([(u,) for u in units])
     taken_r, taken_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: takes what it can, reports the positions
@@ -279,12 +279,22 @@ def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: P
     assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
 
 
-def test_headers_alone_is_two_queued_units_of_about_equal_cost() -> None:
-    # Its two halves first (per-operator headers and the rest), Operators.cpp after.
+def test_headers_alone_is_two_queued_halves_of_about_equal_cost() -> None:
+    # Its two halves (the rest, and the per-operator headers) first, Operators.cpp after.
     plan = plan_split(emission_units(["headers"]), None)
     assert plan is not None and not plan.child_first
-    assert [u.backend.name for u in plan.queued] == [
-        "aten-aggregate-headers",
-        "aten-headers",
-        "aten-operators",
+    assert [[u.backend.name for u in lot] for lot in plan.lots] == [
+        ["aten-aggregate-headers"],
+        ["aten-headers"],
+        ["aten-operators"],
     ]
+
+
+def test_the_headers_halves_are_one_entry_among_other_targets() -> None:
+    # Apart they would compute the views both read twice (JOINT_UNITS).
+    aten = [t for t in TARGET_NAMES if t not in ("autograd", "python")]
+    for targets in (list(TARGET_NAMES), aten):
+        plan = plan_split(emission_units(targets), None)
+        assert plan is not None
+        names = [[u.backend.name for u in lot] for lot in plan.lots]
+        assert ["aten-aggregate-headers", "aten-headers"] in names
