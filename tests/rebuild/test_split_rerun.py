@@ -142,7 +142,7 @@ def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     assert launcher.main(_argv(split_toy, out)) == 0
     data = (out / FRAGMENTS_NAME).read_bytes()
     stored = StoredFragments(str(out), hashlib.sha256(data).hexdigest(), len(data))
-    for unit in ("declarations/declarations", "headers/aten-headers"):
+    for unit in ("declarations/declarations", "headers/aten-aggregate-headers"):
         assert stored.of_target(unit), unit  # the child's and the parent's
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
 
