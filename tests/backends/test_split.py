@@ -19,7 +19,7 @@ import pytest
 from schemac.backends import driver
 from schemac.backends.forked import can_fork
 from schemac.backends.late_work import LateWork
-from schemac.backends.output.staging import Staged, merge_staged
+from schemac.backends.output.staging import InlineStager, Staged, merge_staged
 from schemac.backends.registry import TARGET_NAMES
 from schemac.backends.split import UnitQueue, emission_units, plan_split
 from schemac.cli_pipeline import compile_pass_manager
@@ -298,3 +298,35 @@ def test_the_headers_halves_are_one_entry_among_other_targets() -> None:
         assert plan is not None
         names = [[u.backend.name for u in lot] for lot in plan.lots]
         assert ["aten-aggregate-headers", "aten-headers"] in names
+
+
+def test_a_first_compiles_child_stages_into_the_parents_directory(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    parent = InlineStager(str(out))
+    child = parent.sibling()
+    parent.add_text("ops/a.h", "a")
+    child.add_text("ops/b.h", "b")
+    first, second = parent.result(), child.result()
+    assert first.staging is not None and second.staging == first.staging
+    merged = merge_staged(first, second)
+    assert merged.staging == first.staging
+    assert merged.status == {"ops/a.h": "c", "ops/b.h": "c"}
+    assert sorted(p.name for p in Path(first.staging, "ops").iterdir()) == ["a.h", "b.h"]
+    child.discard()  # the owner's to remove
+    assert Path(first.staging).is_dir()
+    parent.discard()
+    assert not Path(first.staging).exists()
+
+
+def test_a_later_compiles_child_stages_apart(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    parent = InlineStager(str(out))
+    child = parent.sibling()
+    parent.add_text("a.h", "a")
+    child.add_text("b.h", "b")
+    first, second = parent.result(), child.result()
+    assert first.staging is not None and second.staging not in (None, first.staging)
+    merged = merge_staged(first, second)
+    assert sorted(p.name for p in Path(str(merged.staging)).iterdir()) == ["a.h", "b.h"]
+    parent.discard()
