@@ -12,6 +12,7 @@ import attr._make
 import attrs
 import pytest
 
+from schemac import attrs_code
 from schemac.attrs_code import CodeCache
 
 FLAGS = __future__.annotations.compiler_flag
@@ -150,8 +151,48 @@ def test_a_class_without_fields_is_served_from_the_store(
     monkeypatch.setattr(attr._make, "compile", second.compile, raising=False)
     compiled: list[str] = []
     real = builtins.compile
-    monkeypatch.setattr(builtins, "compile", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))
+    counting = lambda *a, **k: compiled.append(a[1]) or real(*a, **k)  # noqa: E731
+    monkeypatch.setattr(attrs_code, "_BUILTIN_COMPILE", counting)
     kept = define()
     monkeypatch.undo()
     assert compiled == []
     assert hash(kept()) == hash(define()())
+
+
+_IMPORT_ATTRS_IN_A_PROCESS = """
+import builtins, sys
+real = builtins.compile
+from schemac.attrs_code import install
+assert "attr" not in sys.modules
+cache = install()
+assert cache is not None and builtins.compile is real
+import attr, attrs
+assert hash(attr.validators.instance_of(int)) == hash(attr.validators.instance_of(int))
+assert attr.validators.instance_of(int) != attr.validators.instance_of(str)
+@attrs.frozen
+class Point:
+    x: int = attrs.field(validator=attr.validators.instance_of(int))
+assert attrs.fields(Point).x.name == "x" and hash(Point(1)) == hash(Point(1))
+assert repr(attrs.fields(Point).x).startswith("Attribute(name='x'")
+def f():
+    return compile("1 / 2", "<t>", "eval")  # inherits nothing: true division either way
+assert eval(f()) == 0.5
+cache.save()
+print(cache.added)
+"""
+
+
+def test_attrs_own_classes_are_compiled_through_the_cache_while_it_imports(
+    tmp_path: Path,
+) -> None:
+    """install() before attrs is imported: attrs' own ~30 classes hit the cache
+    in a second process (another hash seed), and the builtin is put back."""
+    added = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "XDG_CACHE_HOME": str(tmp_path)}
+        env.pop("SCHEMAC_NO_CACHE", None)
+        command = [sys.executable, "-c", _IMPORT_ATTRS_IN_A_PROCESS]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        added.append(int(done.stdout.strip()))
+    assert added[0] >= 20 and added[1] == 0

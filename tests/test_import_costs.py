@@ -45,3 +45,24 @@ def test_a_small_compile_loads_no_resource_readers_or_difflib(tmp_path: Path) ->
     )
     loaded = _loaded_after(statement, ("zipfile", "difflib", "importlib"))
     assert [m for m in loaded if m in ("zipfile", "difflib", "importlib.readers")] == []
+
+
+def test_a_small_compile_whose_schemas_take_the_shortcuts_loads_no_lark(tmp_path: Path) -> None:
+    # Note [Lark on demand]: toyops' schemas all take the Token shortcuts, so
+    # with the terminal patterns cached (a first run stores them) Lark is never
+    # imported; neither are the transformer and the syntax diagnostics.
+    toy = "examples/toyops"
+
+    def compile_into(out: Path) -> str:
+        return (
+            "from schemac.launcher import main\n"
+            f"assert main(['compile', '{toy}/native_functions.yaml', '--tags', '{toy}/tags.yaml', "
+            f"'--derivatives', '{toy}/derivatives.yaml', '-t', 'all', '-o', '{out}'], "
+            "cache_code=True) == 0"
+        )
+
+    _loaded_after(compile_into(tmp_path / "first"), ("lark",))
+    loaded = _loaded_after(compile_into(tmp_path / "second"), ("lark", "interegular", "schemac"))
+    assert [m for m in loaded if not m.startswith("schemac")] == []
+    assert "schemac.frontend.schema_transformer" not in loaded
+    assert "schemac.frontend.schema_syntax" not in loaded

@@ -35,8 +35,10 @@ from __future__ import annotations
 import __future__
 
 import builtins
+import functools
 import hashlib
 import marshal
+import operator
 import os
 import re
 import sys
@@ -49,10 +51,24 @@ from schemac.cachedir import cache_subdir, content_key
 #: Entries above which a save keeps only this run's (the dict would otherwise
 #: only grow as schemac's classes change).
 _MAX_ENTRIES = 4000
-_FORMAT = "schemac-attrs-code 3"
+_FORMAT = "schemac-attrs-code 4"
 #: What attrs names the methods of a class: ``<attrs generated methods
-#: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition.
-_METHODS_NAME = re.compile(r"<attrs generated methods (.*?)(?:-\d+)?>")
+#: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition; the
+#: ``__hash__`` it adds to its own classes alone is ``<attrs generated
+#: __hash__ MODULE.QUALNAME>``.  Both mix in the hash of the ``hash`` name.
+_METHODS_NAME = re.compile(r"<attrs generated (?:methods|__hash__) (.*?)(?:-\d+)?>")
+#: The builtin, also while :func:`_import_attrs` has put its stand-in there.
+_BUILTIN_COMPILE = builtins.compile
+#: The ``__future__`` features' compiler flags: what ``compile`` inherits
+#: from the code that calls it (``nested_scopes``' is an obsolete code flag).
+_FUTURE_FLAGS = (
+    functools.reduce(
+        operator.or_,
+        (getattr(__future__, name).compiler_flag for name in __future__.all_feature_names),
+        0,
+    )
+    & ~__future__.nested_scopes.compiler_flag
+)
 #: Stands in for the type hash in the stored code.
 _STAND_IN = 0x5C4E_AC00_0000_0001
 
@@ -80,20 +96,24 @@ class CodeCache:
     def compile(self, source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
         """Like the builtin (attrs calls ``compile(script, filename, "exec")``)."""
         if args or kwargs or not isinstance(source, str) or not isinstance(filename, str):
-            return builtins.compile(source, filename, mode, *args, **kwargs)
+            return _BUILTIN_COMPILE(source, filename, mode, *args, **kwargs)
+        return self.compile_with(source, filename, mode, self._flags)
+
+    def compile_with(self, source: str, filename: str, mode: str, flags: int) -> Any:
+        """``compile(source, filename, mode, flags, dont_inherit=True)``, from the cache."""
         number = _type_hash(filename)
         if number is not None:
             occurrences = source.count(str(number))
             if occurrences > 1:  # not only the constant: no shortcut
-                return builtins.compile(source, filename, mode, self._flags, True)
+                return _BUILTIN_COMPILE(source, filename, mode, flags, True)
             if not occurrences:
                 number = None  # a class without a generated __hash__
         normal = source if number is None else source.replace(str(number), str(_STAND_IN))
-        key = hashlib.sha1(f"{mode}\0{filename}\0{normal}".encode(), usedforsecurity=False)
-        digest = key.hexdigest()
+        text = f"{mode}\0{flags}\0{filename}\0{normal}"
+        digest = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
         code = _code(self._stored.get(digest))
         if code is None:
-            code = builtins.compile(normal, filename, mode, self._flags, True)
+            code = _BUILTIN_COMPILE(normal, filename, mode, flags, True)
             self._used[digest] = marshal.dumps(code)
             self.added += 1
         else:
@@ -102,7 +122,7 @@ class CodeCache:
             return code
         restored, found = _put_back(code, {_STAND_IN: number})
         if found != 1:  # the text was not a constant after all
-            return builtins.compile(source, filename, mode, self._flags, True)
+            return _BUILTIN_COMPILE(source, filename, mode, flags, True)
         return restored
 
     def save(self) -> None:
@@ -187,29 +207,95 @@ def _code(data: bytes | None) -> types.CodeType | None:
 
 
 def install() -> CodeCache | None:
-    """Make attrs compile through a :class:`CodeCache`; None if it cannot or should not."""
-    try:
-        import attr._make as maker
-    except ImportError:  # pragma: no cover - attrs is a dependency
-        return None
-    if not hasattr(maker, "_compile_and_eval") or "compile" in vars(maker):
+    """Make attrs compile through a :class:`CodeCache`; None if it cannot or should not.
+
+    When attrs is not imported yet, it is imported here with its own ~30
+    classes' methods compiled through the cache too (:func:`_import_attrs`).
+    """
+    maker: Any = sys.modules.get("attr._make")
+    if maker is not None and (not hasattr(maker, "_compile_and_eval") or "compile" in vars(maker)):
         return None  # another attrs layout, or already installed
     directory = cache_subdir("attrs")
     if directory is None:
         return None
     # Which attrs: its code generator's file, not ``attr.__version__``, which
     # imports importlib.metadata (25 ms) to find out.
-    try:
-        made = os.stat(maker.__file__)
-    except (OSError, TypeError):
+    source = getattr(maker, "__file__", None) if maker is not None else _make_file()
+    if not isinstance(source, str):
         return None
-    which = f"{maker.__file__}\0{made.st_size}\0{made.st_mtime_ns}"
+    try:
+        made = os.stat(source)
+    except OSError:
+        return None
+    which = f"{source}\0{made.st_size}\0{made.st_mtime_ns}"
     path = directory / f"{content_key([_FORMAT, which, sys.version])}.marshal"
+    cache = CodeCache(path, 0)
+    if maker is None:
+        try:
+            maker = _import_attrs(cache)
+        except ImportError:  # pragma: no cover - attrs is a dependency
+            return None
+        if maker.__file__ != source or not hasattr(maker, "_compile_and_eval"):
+            return None  # not the file the cache is named by, or another attrs layout
     # attrs' module may use ``from __future__ import annotations``; its compile
     # calls inherit that, so the cache's must pass it on explicitly.
-    flags = 0
     if vars(maker).get("annotations") is __future__.annotations:
-        flags |= __future__.annotations.compiler_flag
-    cache = CodeCache(path, flags)
-    maker.compile = cache.compile  # type: ignore[attr-defined]
+        cache._flags |= __future__.annotations.compiler_flag
+    maker.compile = cache.compile
     return cache
+
+
+def _make_file() -> str | None:
+    """Where ``attr/_make.py`` is, found without importing attrs."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("attr")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not isinstance(spec.origin, str):
+        return None
+    return os.path.join(os.path.dirname(spec.origin), "_make.py")
+
+
+def _import_attrs(cache: CodeCache) -> Any:
+    """``import attr._make``, attrs' own generated methods compiled through ``cache``.
+
+    attrs defines classes of its own while it is imported (validators,
+    converters, ``Attribute``...), before ``attr._make.compile`` can be set:
+    ~30 compiles of every run.  Their calls find ``compile`` in the builtins,
+    so for the length of the import the builtin is replaced by a stand-in
+    that sends attrs' generated sources to the cache and everything else to
+    the builtin, with the same arguments.  A ``compile`` that inherits its
+    caller's ``__future__`` flags gets them from that caller's code, as the
+    builtin would have (the stand-in's own would be wrong).
+    """
+
+    def compile_while_importing(
+        source: Any,
+        filename: Any,
+        mode: str,
+        flags: int = 0,
+        dont_inherit: bool = False,
+        optimize: int = -1,
+        **kwargs: Any,
+    ) -> Any:
+        if not dont_inherit:
+            flags |= sys._getframe(1).f_code.co_flags & _FUTURE_FLAGS
+        if (
+            type(source) is str
+            and type(filename) is str
+            and filename.startswith("<attrs generated ")
+            and not flags & ~_FUTURE_FLAGS
+            and optimize == -1
+            and not kwargs
+        ):
+            return cache.compile_with(source, filename, mode, flags)
+        return _BUILTIN_COMPILE(source, filename, mode, flags, True, optimize, **kwargs)
+
+    builtins.compile = compile_while_importing
+    try:
+        import attr._make as maker
+    finally:
+        builtins.compile = _BUILTIN_COMPILE
+    return maker

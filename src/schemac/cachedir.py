@@ -13,6 +13,7 @@ This module imports nothing from schemac, so every layer may use it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Iterable
@@ -42,3 +43,21 @@ def content_key(pieces: Iterable[str | bytes]) -> str:
         digest.update(len(data).to_bytes(8, "little"))
         digest.update(data)
     return digest.hexdigest()[:32]
+
+
+def store(path: Path, data: bytes) -> None:
+    """Write ``data`` to the cache file ``path`` atomically (a temporary file
+    beside it, then a rename); errors are ignored: a cache may always miss."""
+    import tempfile
+
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)

@@ -27,6 +27,7 @@ from schemac.rebuild.fragments import (
     FRAGMENTS_NAME,
     FragmentPart,
     FragmentWriter,
+    Segment,
     StoredFragments,
 )
 from schemac.rebuild.inputs import InputRecorder
@@ -65,6 +66,18 @@ def _unread_paths(target: str, sources: SourceFiles | None) -> frozenset[str]:
     )
 
 
+@attrs.frozen
+class ChildRecord:
+    """What a forked child's record hands its parent (:meth:`Recording.child_handover`)."""
+
+    fragments: FragmentPart | None
+    #: The files and directories the child's process read (its copy of the recorder's).
+    files: tuple[str, ...] = ()
+    directories: tuple[str, ...] = ()
+    #: (path, target, local key, file key or "") of every deferred file it asked about.
+    asked: tuple[tuple[str, str, str, str], ...] = ()
+
+
 class Recording:
     """One compile being watched: its key, the files it reads, the targets it reuses."""
 
@@ -93,6 +106,10 @@ class Recording:
         #: This run's, written beside OUT as they come.
         self._writer: FragmentWriter | None = None
         self._inherited: FragmentWriter | None = None
+        #: (unit, local key) of the stored fragments this process reused.
+        self._reused_fragments: set[tuple[str, str]] = set()
+        #: Who made this record: a forked child of -j 2 writes a fragment file of its own.
+        self._pid = os.getpid()
         #: The fragment units (Note [Fragment reuse]) this run recorded pieces of.
         self._fragment_units: set[str] = set()
 
@@ -138,58 +155,105 @@ class Recording:
         return file_intact(previous, self._out, target, path, key)
 
     def fragment(self, unit: str, local: str) -> str | None:
-        """:class:`~schemac.backends.reuse.FragmentStore`: the last run's text for
+        """:class:`~schemac.backends.reuse.FragmentStore`: the last runs' text for
         ``local`` if it was rendered in the context ``unit`` (``target/backend``,
         keyed on the files that backend reads) has now."""
-        previous = self._previous
-        if previous is None or previous.fragments is None:
+        stored = self._store()
+        if stored is None:
             return None
         context = self._contexts.get(unit)
         if context is None:
             context = self._contexts[unit] = self._context(unit, self._digests)
-        if previous.fragment_contexts.get(unit) != context:
-            return None
+        found = stored.get(unit, context, local)
+        if found is not None:
+            self._reused_fragments.add((unit, local))
+        return found
+
+    def _store(self) -> StoredFragments | None:
+        """The last runs' fragments, if the state lists some (read on first use)."""
         if self._stored is None:
-            self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
-        return self._stored.get(unit, local)
+            previous = self._previous
+            if previous is None or not previous.fragments:
+                return None
+            self._stored = StoredFragments(str(self.out_dir), previous.fragments)
+        return self._stored
 
     def remember(self, unit: str, local: str, text: str) -> None:
-        writer = self._writer
-        if writer is None or not writer.owned():
-            # A forked child opens its own: detach_fragments hands it over.
-            # The inherited one stays referenced: freed, its buffer would be
-            # flushed into the parent's file.
-            self._inherited = writer
-            try:
-                writer = self._writer = FragmentWriter(str(self.out_dir))
-            except OSError:
-                return  # only a cache
-        writer.add(unit, local, text)
         self._fragment_units.add(unit)
+        if (unit, local) in self._reused_fragments:
+            return  # it stays where it is (Note [Fragment segments])
+        writer = self._open_writer()
+        if writer is not None:
+            writer.add(unit, local, text)
 
-    def detach_fragments(self) -> FragmentPart | None:
+    def _open_writer(self) -> FragmentWriter | None:
+        """This process's writer: appending to a valid store, else a fresh file
+        (always one of its own in a forked child)."""
         writer = self._writer
-        if writer is None or not writer.owned():
-            return None
-        self._writer = None
-        return writer.detach(tuple(sorted(self._fragment_units)))
+        if writer is not None and writer.owned():
+            return writer
+        # The inherited one stays referenced: freed, its buffer would be
+        # flushed into the parent's file.
+        self._inherited = writer
+        stored = self._store() if os.getpid() == self._pid else None
+        try:
+            if stored is not None and stored.valid:
+                writer = FragmentWriter(str(self.out_dir), stored)
+            else:
+                writer = FragmentWriter(str(self.out_dir))
+        except OSError:
+            return None  # only a cache
+        self._writer = writer
+        return writer
 
-    def adopt_fragments(self, part: object | None) -> None:
+    def child_handover(self) -> ChildRecord:
+        recorder = self.recorder
+        files, directories = tuple(sorted(recorder.files)), tuple(sorted(recorder.directories))
+        keys = self._keys
+        asked = tuple(
+            (path, target, local, keys.get(path, ""))
+            for path, (target, local) in self._locals.items()
+        )
+        return ChildRecord(self._detach_fragments(), files, directories, asked)
+
+    def _detach_fragments(self) -> FragmentPart | None:
+        if not self._fragment_units:
+            return None
+        writer = self._writer
+        used = () if self._stored is None else self._stored.used_offsets()
+        units = tuple(sorted(self._fragment_units))
+        if writer is None or not writer.owned():
+            return FragmentPart(None, 0, units, used)
+        self._writer = None
+        return writer.detach(units, used)
+
+    def adopt_handover(self, token: object | None) -> None:
+        if token is None:
+            return
+        assert isinstance(token, ChildRecord), "a token of child_handover"
+        # The child's reads are this compile's: the torch headers the autograd
+        # backends check, say, when they emit in the child.
+        self.recorder.files.update(token.files)
+        self.recorder.directories.update(token.directories)
+        # Its answers stand: the same keys, computed from the same record (and
+        # each kept file is checked again when the state is written).
+        for path, target, local, key in token.asked:
+            self._locals[path] = (target, local)
+            if key:
+                self._keys[path] = key
+        part = token.fragments
         if part is None:
             return
-        assert isinstance(part, FragmentPart), "a token of detach_fragments"
-        writer = self._writer
-        if writer is None:
-            try:
-                writer = self._writer = FragmentWriter(str(self.out_dir))
-            except OSError:
-                writer = None
-        if writer is None:
+        self._fragment_units.update(part.units)
+        stored = self._store()
+        if stored is not None and part.used:
+            stored.mark_used(part.used)
+        writer = self._open_writer() if part.path is not None else None
+        if writer is not None:
+            writer.append_part(part)
+        elif part.path is not None:
             with contextlib.suppress(OSError):
                 os.unlink(part.path)
-            return
-        writer.append_part(part)
-        self._fragment_units.update(part.units)
 
     def _context(self, target: str, digests: Mapping[str, str]) -> str:
         unread = _unread_paths(target, self._sources) | _covered_paths(self._sources)
@@ -271,10 +335,7 @@ class Recording:
             for t, paths in self.reused.items()
             for p in paths
         ]
-        self._carry_fragments(digests)
-        # Renamed into OUT before the state lists OUT's parent (the temporary is there).
-        fragments = None if self._writer is None else self._writer.commit(str(self.out_dir))
-        self._writer = None
+        fragments = self._commit_fragments(digests)
         # What this run kept without writing must still be what the last one wrote.
         records = {} if self._previous is None else self._previous.records()
         kept = [p for p, _ in result.kept] + [p for ps in self.reused.values() for p in ps]
@@ -290,24 +351,54 @@ class Recording:
             units=units,
             unchanged={p: records[p] for p in kept if p in records},
             fragments=fragments,
-            fragment_contexts={u: self._context(u, digests) for u in self._fragment_units},
         )
 
-    def _carry_fragments(self, digests: Mapping[str, str]) -> None:
-        """A reused target rendered nothing: its backends' fragments of the last run
-        stay valid (same context) for the run that next emits it."""
-        previous = self._previous
-        if previous is None or previous.fragments is None:
-            return
-        for unit, context in sorted(previous.fragment_contexts.items()):
-            if unit.partition("/")[0] not in self.reused:
-                continue
-            if self._context(unit, digests) != context:
-                continue
-            if self._stored is None:
-                self._stored = StoredFragments(str(self.out_dir), *previous.fragments)
-            for local, text in self._stored.of_target(unit):
-                self.remember(unit, local, text)
+    def _commit_fragments(self, digests: Mapping[str, str]) -> tuple[Segment, ...] | None:
+        """The store's segments once this run's are in (Note [Fragment segments]).
+
+        Renamed into OUT, when fresh, before the state lists OUT's parent (the
+        temporary is there).  A unit's context key is taken over the files the
+        last run read (when this run looks fragments up) and over those this
+        run read (when it records them): the two sets differ when, say, the
+        last run was split across two processes, whose child's reads are not
+        recorded.  So the stored segments whose records were valid for this
+        run are labelled with this run's context for the next one; the others
+        keep their labels (their records may be valid again after the inputs
+        change back)."""
+        stored = self._store()
+        writer, self._writer = self._writer, None
+        now: dict[str, str] = {}
+        then: dict[str, str] = {}
+
+        def context_now(unit: str) -> str:
+            found = now.get(unit)
+            if found is None:
+                found = now[unit] = self._context(unit, digests)
+            return found
+
+        def context_then(unit: str) -> str:
+            found = then.get(unit) or self._contexts.get(unit)
+            if found is None:
+                found = then[unit] = self._context(unit, self._digests)
+            return found
+
+        def relabel(segment: Segment) -> Segment:
+            contexts = tuple(
+                (unit, context_now(unit) if context == context_then(unit) else context)
+                for unit, context in segment.contexts
+            )
+            return attrs.evolve(segment, contexts=contexts)
+
+        if stored is not None:
+            # A reused target rendered nothing: its fragments of the last run
+            # stay live (same context) for the run that next emits it.
+            for segment in stored.segments:
+                for unit, context in segment.contexts:
+                    if unit.partition("/")[0] in self.reused and context == context_then(unit):
+                        stored.carry(unit, context)
+        if writer is None:
+            return None if stored is None else tuple(map(relabel, stored.segments))
+        return writer.commit(str(self.out_dir), context_now, relabel)
 
     def _file_keys(self, contexts: Mapping[str, str], digests: Mapping[str, str]) -> dict[str, str]:
         """path -> file key of each deferred file of the targets of ``contexts``

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None, *, cache_code: bool = False) -> int:
     """``cache_code``: compile attrs' class methods through the cache of
-    Note [Cached attrs methods] (the console script; not for importers)."""
+    Note [Cached attrs methods], and regular expressions through that of
+    Note [Cached regular expressions] (the console script; not for importers)."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     from schemac.rebuild.fingerprint import OneCommand
 
@@ -31,10 +32,13 @@ def _main(arguments: list[str], cache_code: bool) -> int:
 
     if up_to_date(arguments):
         return 0
-    code_cache = None
+    code_cache = regex_cache = None
     if cache_code:
+        # Patterns first: attrs' own imports compile some (platform's).
+        from schemac import regex_cache as regexes
         from schemac.attrs_code import install
 
+        regex_cache = regexes.install()
         code_cache = install()
     from schemac.cli import main as cli_main
 
@@ -43,6 +47,9 @@ def _main(arguments: list[str], cache_code: bool) -> int:
     finally:
         if code_cache is not None:
             code_cache.save()
+        if regex_cache is not None:
+            regex_cache.save()
+            regex_cache.uninstall()  # an importer calling main() keeps its own re
 
 
 def run() -> None:

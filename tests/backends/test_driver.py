@@ -133,10 +133,15 @@ def split_always(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
+@pytest.mark.parametrize("pinned", [True, False], ids=["in-turn", "whoever-is-free"])
 @pytest.mark.parametrize("order", [("cpu", "cuda"), ("cuda", "cpu")])
 def test_split_emission_raises_the_error_a_run_in_order_meets_first(
-    monkeypatch: pytest.MonkeyPatch, split_always: None, tmp_path: Path, order: tuple[str, str]
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, order: tuple[str, str], pinned: bool
 ) -> None:
+    """Whichever process takes which call (pinned in turn, or as the queue
+    hands them out), the error is the one of the call that comes first."""
+    if pinned:
+        monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.position % 2 == 1)
     entries = tuple(
         BackendEntry(b.name, f"{__name__}:{b.name.upper()}", b.targets) for b in (ERR_CPU, ERR_CUDA)
     )
@@ -144,7 +149,7 @@ def test_split_emission_raises_the_error_a_run_in_order_meets_first(
     plan = split.plan_split(split.emission_units(order), None)
     assert plan is not None and len(plan.queued) == 2 and not plan.child_first
     out = tmp_path / "out"
-    for jobs in (1, 2):
+    for jobs in (1, 2, 2, 2):
         with pytest.raises(InputError) as raised:
             driver.compile_to_directory(MODULE, order, out, jobs=jobs)
         assert [d.message for d in raised.value.diagnostics] == [

@@ -195,3 +195,18 @@ def test_the_skips_on_torchs_functions(schemac_module) -> None:  # type: ignore[
     for function in schemac_module.functions:
         name = cpp_function_name(function.func)
         assert skips.is_skipped_name(name) == _skipped_by_definition(patterns, name), name
+
+
+def test_dispatch_facts_are_let_go_after_their_last_expected_ask() -> None:
+    """CallMemo.expect: the facts are computed once, dropped after the last ask
+    counted, and computed again (the same) only if asked once more."""
+    twice = NativeFunction(parse_schema("f.a(Tensor self) -> Tensor"))
+    unexpected = NativeFunction(parse_schema("g(Tensor self) -> Tensor"))
+    memo = CallMemo()
+    memo.expect([twice, twice])
+    first = memo.facts(twice)
+    assert memo.facts(twice) is first  # the second ask: a hit, then let go
+    assert id(twice) not in memo._facts
+    assert memo.facts(twice) == first  # asked once more than counted: the same facts
+    kept = memo.facts(unexpected)
+    assert memo.facts(unexpected) is kept  # not counted: kept, as without expect

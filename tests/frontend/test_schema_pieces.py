@@ -69,6 +69,9 @@ ARGUMENTS = [
     "int[2]?[] x", "Tensor(a!) out", "Foo x", "int x=1abc", "int x=-inf", "int a.b", "Tensor x=",
     "Tensor  x", "int[0] x", "int[01] x", "*", "int x=[1, 2]", "Scalar? alpha=1.", "int x=0x1",
     "__torch__.torch.classes.quantized.Conv2dPackedParamsBase p", "Tensor x=[-1.5,a_b]",
+    'str mode="sum"', "str ord='fro'", 'str algorithm=""', 'str a="\\"\'\\\\"', "str b='\"\\'\\\\'",
+    'str a="x"y', 'str a="x" ', "str a='x\"", 'str a="x\\"', 'str a="a=b"', 'str a="a, b"',
+    'str a="a,b"', 'str a="\\="', "str? a='x'", 'str a="x"="y"', "str a=''", 'str a="""',
 ]  # fmt: skip
 
 
@@ -100,6 +103,7 @@ def _argument_shortcut_agrees(text: str) -> None:
 def test_argument_shortcut_agrees_on_tricky_pieces() -> None:
     taken = [text for text in ARGUMENTS if SchemaParser()._plain_argument(text) is not None]
     assert "Tensor self" in taken and "int[2]?[] x" in taken and "Tensor(a!) out" in taken
+    assert 'str mode="sum"' in taken and "str ord='fro'" in taken
     assert "Tensor(a|b) x" not in taken and "Tensor(a -> *) x" not in taken
     for text in ARGUMENTS:
         _argument_shortcut_agrees(text)
@@ -159,6 +163,26 @@ _REST = st.from_regex(
 @given(st.builds(lambda word, rest: word + rest, _TYPE_WORDS, _REST))
 def test_argument_shortcut_agrees_on_random_pieces(text: str) -> None:
     _argument_shortcut_agrees(text)
+
+
+_QUOTED = st.from_regex(
+    r"(str|str\?|int) [a-z]{1,3}=[\"'][-a-z\"'\\=, \n]{0,5}[\"']?.?", fullmatch=True
+)
+
+
+@given(_QUOTED)
+def test_argument_shortcut_agrees_on_quoted_defaults(text: str) -> None:
+    _argument_shortcut_agrees(text)
+
+
+def test_the_keyword_only_marker_piece_is_what_lark_makes_of_it() -> None:
+    # The "*" shortcut of SchemaParser._argument_piece, against a parse of the piece.
+    # A marker piece keeps only its role and that it prints as written.
+    shortcut = SchemaParser()._argument_piece("*")
+    assert shortcut is not None and tuple(shortcut)[:2] == ("*", True)
+    reference = _transform_piece("*", "argument_item")
+    assert type(reference).__name__ == "KwargMarker"
+    assert reference.span.line == reference.span.end_line == 1  # type: ignore[attr-defined]
 
 
 @given(st.from_regex(r"[A-Za-z0-9_. -]{0,8}", fullmatch=True))

@@ -12,7 +12,8 @@ from fragment_store import MemoryStore
 from schemac import launcher
 from schemac.backends.declarations import backend as declarations
 from schemac.backends.reuse import Fragments
-from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, StoredFragments
+from schemac.rebuild import fragments
+from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, Segment, StoredFragments
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
@@ -60,26 +61,93 @@ def test_a_closure_cannot_render_a_piece() -> None:
         Fragments(MemoryStore(), "t").text(render, "a")
 
 
-def test_the_file_round_trips_and_a_damaged_one_is_empty(tmp_path: Path) -> None:
-    out = tmp_path / "out"
-    out.mkdir()
+def _context(unit: str) -> str:
+    return f"ctx-of-{unit.replace('/', '-')}"
+
+
+def _fresh_store(out: Path) -> tuple[Segment, ...]:
     writer = FragmentWriter(str(out))
     writer.add("t", "k1", "first\n")
     writer.add("t", "k2", "sécond \udcff")
     writer.add("u", "k1", "")
-    stored = writer.commit(str(out))
-    assert stored is not None
+    segments = writer.commit(str(out), _context)
+    assert segments is not None
+    return segments
+
+
+def test_the_file_round_trips_and_a_damaged_one_is_empty(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    stored = _fresh_store(out)
     assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary left beside OUT
-    found = StoredFragments(str(out), *stored)
-    assert found.get("t", "k2") == "sécond \udcff"
-    assert found.get("u", "k1") == ""
-    assert found.get("u", "k2") is None
-    assert sorted(found.of_target("t")) == [("k1", "first\n"), ("k2", "sécond \udcff")]
+    assert stored[0].contexts == (("t", "ctx-of-t"), ("u", "ctx-of-u"))
+    found = StoredFragments(str(out), stored)
+    assert found.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+    assert found.get("u", "ctx-of-u", "k1") == ""
+    assert found.get("u", "ctx-of-u", "k2") is None
+    # A record answers only in the context it was rendered in.
+    assert found.get("t", "another context", "k1") is None
     data = (out / FRAGMENTS_NAME).read_bytes()
     (out / FRAGMENTS_NAME).write_bytes(data[:-3])
-    assert StoredFragments(str(out), *stored).get("t", "k1") is None
+    assert StoredFragments(str(out), stored).get("t", "ctx-of-t", "k1") is None
     (out / FRAGMENTS_NAME).write_bytes(data.replace(b"first", b"First"))
-    assert StoredFragments(str(out), *stored).get("t", "k1") is None
+    assert StoredFragments(str(out), stored).get("t", "ctx-of-t", "k1") is None
+    # A tail no state lists (a killed compile's) is not read.
+    (out / FRAGMENTS_NAME).write_bytes(data + b"12 garbage")
+    assert StoredFragments(str(out), stored).get("t", "ctx-of-t", "k1") == "first\n"
+
+
+def test_an_appending_compile_adds_one_segment_in_place(tmp_path: Path) -> None:
+    """Note [Fragment segments]: what the last compiles stored stays, byte for byte."""
+    out = tmp_path / "out"
+    out.mkdir()
+    first = _fresh_store(out)
+    before = (out / FRAGMENTS_NAME).read_bytes()
+    inode = (out / FRAGMENTS_NAME).stat().st_ino
+    stored = StoredFragments(str(out), first)
+    assert stored.get("t", "ctx-of-t", "k1") == "first\n"
+    writer = FragmentWriter(str(out), stored)
+    writer.add("t", "k3", "third")
+    segments = writer.commit(str(out), _context)
+    assert segments is not None and segments[:1] == first and len(segments) == 2
+    assert segments[1].contexts == (("t", "ctx-of-t"),)
+    data = (out / FRAGMENTS_NAME).read_bytes()
+    assert data.startswith(before) and (out / FRAGMENTS_NAME).stat().st_ino == inode
+    again = StoredFragments(str(out), segments)
+    assert again.get("t", "ctx-of-t", "k3") == "third"
+    assert again.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+
+
+def test_a_failed_append_leaves_the_store_as_it_was(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    first = _fresh_store(out)
+    before = (out / FRAGMENTS_NAME).read_bytes()
+    (out / FRAGMENTS_NAME).write_bytes(before + b"a killed compile's tail")
+    writer = FragmentWriter(str(out), StoredFragments(str(out), first))
+    writer.add("t", "k3", "third")
+    writer.discard()
+    assert (out / FRAGMENTS_NAME).read_bytes() == before
+
+
+def test_garbage_past_its_share_is_compacted_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fragments, "COMPACT_FROM_BYTES", 0)
+    out = tmp_path / "out"
+    out.mkdir()
+    stored = StoredFragments(str(out), _fresh_store(out))
+    assert stored.get("t", "ctx-of-t", "k2") is not None  # used; k1 and u's k1 are not
+    writer = FragmentWriter(str(out), stored)
+    writer.add("t", "k3", "third")
+    segments = writer.commit(str(out), _context)
+    assert segments is not None and len(segments) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    compacted = StoredFragments(str(out), segments)
+    assert compacted.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+    assert compacted.get("t", "ctx-of-t", "k3") == "third"
+    assert compacted.get("t", "ctx-of-t", "k1") is None
+    assert compacted.total < stored.total + len("third") + 10
 
 
 def _argv(toy: Path, out: Path) -> list[str]:

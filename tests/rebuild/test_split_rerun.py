@@ -1,11 +1,11 @@
-"""A re-run with ``-j 2`` over a recorded OUT: the child's reuse questions and
-fragments reach the record (Note [Split emission], ``split.replay``).
+"""A re-run with ``-j 2`` over a recorded OUT: what the child's copy of the record
+learnt reaches the parent's (Note [Split emission], ``split.replay``).
 
-The child asks the inherited record whether OUT still holds its deferred
-files and renders or reuses its fragments; the parent asks its own record
-the same questions again and appends the file of fragments the child wrote
-to its own.  If that replay
-lost anything, the next run would re-render (slower, still right) or, worse,
+The child asks its copy of the record whether OUT still holds its deferred
+files, renders or reuses its fragments and reads files; it hands the file
+keys, its file of fragments and its reads to the parent's record
+(``Recording.child_handover`` / ``adopt_handover``).  If that handover lost
+anything, the next run would re-render (slower, still right) or, worse,
 keep a file whose key was never recorded.  So: cold, edit, re-run, edit back,
 re-run, each with ``-j 2`` split on the toy library, and every tree equal to
 a cold compile of the same YAML, with only the files that differ rewritten.
@@ -13,7 +13,6 @@ a cold compile of the same YAML, with only the files that differ rewritten.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -24,8 +23,9 @@ from schemac import compile_record, launcher
 from schemac.backends import driver, reuse, split
 from schemac.backends.forked import can_fork
 from schemac.backends.output.files import GeneratedFile
-from schemac.rebuild import state
+from schemac.rebuild import fingerprint, fragments, state
 from schemac.rebuild.fragments import FRAGMENTS_NAME, StoredFragments
+from schemac.rebuild.reuse import read_previous
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
@@ -140,10 +140,12 @@ def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.backend.name in child_units)
     out = tmp_path / "out"
     assert launcher.main(_argv(split_toy, out)) == 0
-    data = (out / FRAGMENTS_NAME).read_bytes()
-    stored = StoredFragments(str(out), hashlib.sha256(data).hexdigest(), len(data))
-    for unit in ("declarations/declarations", "headers/aten-aggregate-headers"):
-        assert stored.of_target(unit), unit  # the child's and the parent's
+    previous = read_previous(str(out), lambda: fingerprint.run_key(_argv(split_toy, out)))
+    assert previous is not None and len(previous.fragments) == 1
+    units = dict(previous.fragments[0].contexts)
+    assert {"declarations/declarations", "headers/aten-aggregate-headers"} <= set(units)
+    stored = StoredFragments(str(out), previous.fragments)
+    assert stored.valid
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
 
     lookups: list[tuple[str, bool]] = []
@@ -162,3 +164,59 @@ def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     assert launcher.main(_argv(split_toy, out)) == 0
     found = [hit for unit, hit in lookups if unit == "declarations/declarations"]
     assert len(found) > 10 and found.count(False) <= 2  # the edited operator's pieces
+
+
+def _inputs(out: Path) -> list[str]:
+    return sorted(
+        line.partition("\t")[2]
+        for line in (out / state.STATE_NAME).read_text().splitlines()
+        if line.startswith(("in ", "dir "))
+    )
+
+
+def test_the_files_the_child_read_are_inputs_of_the_run(
+    split_toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child's reads reach the record: a -j 2 run lists the inputs a -j 1 run
+    lists (the torch headers the autograd backends check, when they emit there)."""
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: True)
+    two = tmp_path / "two"
+    assert launcher.main(_argv(split_toy, two)) == 0
+    one = tmp_path / "one"
+    assert launcher.main([*_argv(split_toy, one)[:-1], "1"]) == 0
+    assert _inputs(two) == _inputs(one)
+    assert any(path.endswith(".yaml") for path in _inputs(two))
+
+
+def test_a_compaction_keeps_every_fragment_either_process_used(
+    split_toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Fragment segments]: a compaction keeps the records used in this run,
+    the child's included (they reach the parent as offsets), so the run after
+    it finds every piece of unchanged operators."""
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: unit.backend.name == "declarations")
+    out = tmp_path / "out"
+    assert launcher.main(_argv(split_toy, out)) == 0
+    yaml = split_toy / "native_functions.yaml"
+    yaml.write_text(yaml.read_text().replace("float high=1.0", "float high=2.0", 1))
+    # Any garbage at all compacts (the edit left the old pieces of one operator).
+    monkeypatch.setattr(fragments, "COMPACT_FROM_BYTES", 0)
+    monkeypatch.setattr(fragments, "COMPACT_ABOVE", 0.0)
+    assert launcher.main(_argv(split_toy, out)) == 0
+    key = lambda: fingerprint.run_key(_argv(split_toy, out))  # noqa: E731
+    previous = read_previous(str(out), key)
+    assert previous is not None and len(previous.fragments) == 1  # compacted
+    lookups: list[tuple[str, bool]] = []
+    fragment = compile_record.Recording.fragment
+
+    def spied(self: compile_record.Recording, unit: str, local: str) -> str | None:
+        found = fragment(self, unit, local)
+        lookups.append((unit, found is not None))
+        return found
+
+    monkeypatch.setattr(compile_record.Recording, "fragment", spied)
+    monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: False)  # lookups seen here
+    yaml.write_text(yaml.read_text().replace("float high=2.0", "float high=3.0", 1))
+    assert launcher.main(_argv(split_toy, out)) == 0
+    found = [hit for unit, hit in lookups if unit == "declarations/declarations"]
+    assert len(found) > 10 and found.count(False) <= 2

@@ -29,7 +29,6 @@ from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
 from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
 from schemac.backends.split import (
     BEFORE_UNITS,
-    ChildReuse,
     Failure,
     ShareResult,
     SplitPlan,
@@ -137,7 +136,7 @@ def _emit_split(
     if failures:
         discard_staged(result.staged)
         if here.reuse is not None:  # the record, discarded with the run, removes them
-            here.reuse.adopt_fragments(result.fragments)
+            here.reuse.adopt_handover(result.handover)
         raise min(failures, key=lambda f: f.position).error()
     if result.staged is not None and staged_apart is not None:
         staged_apart.append(result.staged)
@@ -160,7 +159,7 @@ def _child_share(
 ) -> ShareResult:
     """The child's side: the late work if the plan gives it, then its units."""
     stager = InlineStager(stage_for) if isinstance(stage_for, str) else stage_for
-    reuse = None if parent.reuse is None else ChildReuse(parent.reuse)
+    reuse = parent.reuse  # the child's copy: child_handover gives back what it learns
     on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
     try:
@@ -176,7 +175,7 @@ def _child_share(
         if failure is not None:
             if stager is not None:
                 stager.discard()
-            return ShareResult(failure=failure, fragments=_detached(reuse))
+            return ShareResult(failure=failure, handover=_detached(reuse))
         staged = None if stager is None else stager.result()
     except BaseException:
         if stager is not None:
@@ -186,15 +185,14 @@ def _child_share(
         files=tuple(there.made),
         staged=staged,
         kept=tuple(there.kept),
-        asked=() if reuse is None else tuple(reuse.asked),
-        fragments=_detached(reuse),
+        handover=_detached(reuse),
         timings=tuple(there.timings),
         warnings=tuple(there.warnings),
     )
 
 
-def _detached(reuse: ChildReuse | None) -> object | None:
-    return None if reuse is None else reuse.detach_fragments()
+def _detached(reuse: FileReuse | None) -> object | None:
+    return None if reuse is None else reuse.child_handover()
 
 
 class _Emission:

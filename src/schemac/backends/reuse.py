@@ -156,14 +156,15 @@ class FileReuse(FragmentStore, Protocol):
         with local key ``local``; the answer is remembered for the next run's state."""
         ...
 
-    def detach_fragments(self) -> object | None:
-        """In a forked child (Note [Split emission]): what this process remembered,
-        closed and handed over for the parent's :meth:`adopt_fragments` (None:
+    def child_handover(self) -> object | None:
+        """In a forked child (Note [Split emission]): what this process's record
+        learnt that the parent's must know (the fragments it used, the files it
+        read), closed and handed over for :meth:`adopt_handover` (None:
         nothing).  A picklable token; the fragments' texts stay on disk."""
         ...
 
-    def adopt_fragments(self, part: object | None) -> None:
-        """Take into this run's fragments what a child's :meth:`detach_fragments` gave."""
+    def adopt_handover(self, token: object | None) -> None:
+        """Take into this run's record what a child's :meth:`child_handover` gave."""
         ...
 
 

@@ -18,10 +18,11 @@ come balances whatever the costs turn out to be.
 The child stages its own files for OUT (as ``-j 1`` does,
 :class:`~.output.staging.InlineStager`) and sends back only what the commit
 and the run's record need: each file's path and target, the staging
-outcome, which files it kept as OUT holds them, which reuse keys it asked
-for and which fragments it rendered (Note [File reuse], Note [Fragment
-reuse]; the record is this process's, so the child's questions are asked
-again here), its timings and warnings.  The parent adds the child's files
+outcome, which files it kept as OUT holds them, its timings and warnings,
+and what its copy of the run's record learnt (``FileReuse.child_handover``:
+the file keys it computed, the fragments it used, left in a file of its own,
+and the files it read; Note [File reuse], Note [Fragment reuse]), which the
+parent's record adopts.  The parent adds the child's files
 to its output set (paths are checked and collisions found as in one
 process) and merges the two staging directories before the commit.
 
@@ -256,46 +257,16 @@ class ShareResult:
     staged: Staged | None = None
     #: (path, target) of the files kept as OUT holds them.
     kept: tuple[tuple[str, str], ...] = ()
-    #: (target, path, local key) of every reuse question the child asked.
-    asked: tuple[tuple[str, str, str], ...] = ()
-    #: The fragments its backends used, left on disk by the child's record
-    #: (``FileReuse.detach_fragments``) for the parent's to adopt.
-    fragments: object | None = None
+    #: What its record learnt (``FileReuse.child_handover``: the fragments
+    #: its backends used, left on disk, and the files they read).
+    handover: object | None = None
     timings: tuple[tuple[str, float], ...] = ()
     #: (position, warning) of what it warned about.
     warnings: tuple[tuple[int, Diagnostic], ...] = ()
     failure: Failure | None = None
 
 
-class ChildReuse:
-    """The inherited run record, read in the child; its questions are noted for the parent."""
-
-    def __init__(self, reuse: FileReuse) -> None:
-        self._reuse = reuse
-        self.asked: list[tuple[str, str, str]] = []
-
-    def keep(self, target: str, path: str, local: str) -> bool:
-        self.asked.append((target, path, local))
-        return self._reuse.keep(target, path, local)
-
-    def fragment(self, target: str, local: str) -> str | None:
-        return self._reuse.fragment(target, local)
-
-    def remember(self, target: str, local: str, text: str) -> None:
-        # Into a file of the child's own: the texts never cross the pipe.
-        self._reuse.remember(target, local, text)
-
-    def detach_fragments(self) -> object | None:
-        return self._reuse.detach_fragments()
-
-    def adopt_fragments(self, part: object | None) -> None:
-        raise AssertionError("the child's record adopts nothing")
-
-
 def replay(result: ShareResult, reuse: FileReuse | None) -> None:
-    """Ask the parent's record what the child asked, and adopt its fragments."""
-    if reuse is None:
-        return
-    for target, path, local in result.asked:
-        reuse.keep(target, path, local)
-    reuse.adopt_fragments(result.fragments)
+    """Take into the parent's record what the child's copy of it learnt."""
+    if reuse is not None:
+        reuse.adopt_handover(result.handover)

@@ -148,16 +148,45 @@ class _Parts(list[str]):
     write = list.append
 
 
-def _break_cycles(context: Context) -> None:
+class _RenderContext(Context):  # type: ignore[misc]  # Mako is untyped
+    """A render's ``Context`` that remembers the copies Mako makes of it.
+
+    An ``<%include>`` renders the included template with a copy of the
+    context (``Context._copy``) whose ``self`` namespace points back at the
+    copy: a reference cycle holding the copy's data, the view among it, that
+    nothing else reaches once the render returns.  With the collector paused
+    while backends emit, each included render kept its file's view (the
+    binding files' texts: ~2 MiB of ``-t python``) alive until the end.
+    Those copies are made by ``_clean_inheritance_tokens`` (an include, or
+    inheritance), and are of this class too, so that an include inside an
+    included template is remembered as well.  (The copies a ``<%def>`` call
+    makes, ``_locals``, are not in a cycle: they are freed as the call returns.)
+    """
+
+    _copies: list[Context]
+
+    def _clean_inheritance_tokens(self) -> Context:
+        copy = Context._clean_inheritance_tokens(self)
+        copy.__class__ = _RenderContext
+        copy._copies = self._copies
+        self._copies.append(copy)
+        return copy
+
+
+def _break_cycles(context: _RenderContext) -> None:
     """Drop what a finished render's context points back at itself through.
 
     Mako's ``Context`` holds a ``capture`` partial bound to itself and, once
     rendered, its template namespaces (``self``, ``local``, included files),
-    each of which holds the context.  Nothing reads a context after
+    each of which holds the context; so do the copies it made (see
+    :class:`_RenderContext`).  Nothing reads a context after
     ``render_context`` returns.
     """
     context._data.clear()
     context.namespaces.clear()
+    for copy in context._copies:
+        copy._data.clear()
+    context._copies.clear()
 
 
 def module_sources(module: Module, *, derivatives: bool = False) -> Provenance:
@@ -355,7 +384,8 @@ class Templates:
         # inspects the template function's signature on every call to pass
         # it the keywords (~5 us of ~25 us a render; 7,600 renders in -t headers).
         buffer = _Parts()
-        context = Context(buffer, view=view, banner=banner)
+        context = _RenderContext(buffer, view=view, banner=banner)
+        context._copies = []
         if self._direct[name]:
             # What render_context does first; an <%include> finds the lookup here.
             context._set_with_template(template)

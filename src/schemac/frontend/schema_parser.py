@@ -9,19 +9,27 @@ parses, and the memoised piecewise parse the loader uses.
 Positions: the text is parsed on its own, so token columns are relative to the
 string; :func:`parse_schema` re-anchors every span at ``line:column`` of the
 file the string came from.
+
+Note [Lark on demand]
+~~~~~~~~~~~~~~~~~~~~~
+Importing Lark and loading the grammar's tables costs a small compile about
+a tenth of its instructions (Lark's modules, ``interegular`` where it is
+installed, the tables).  The shortcuts of Note [Token shortcut] need only
+the grammar's terminal patterns, which :func:`schemac.frontend.grammar.terminal_patterns`
+keeps in schemac's cache, so Lark is imported the first time a piece does
+not take a shortcut (:func:`_parser`), or a diagnostic is needed.  The
+keyword-only marker and quoted defaults take shortcuts too: every schema of
+examples/toyops and examples/toyext does, and two pieces of torch's
+native_functions.yaml do not (``Tensor(a -> *) self`` and a test operator's
+escaped string defaults).  Until Lark is loaded no Lark exception can be
+raised, so the handlers of failed shortcuts catch :data:`_PIECE_ERRORS`,
+which gains Lark's exceptions when it loads.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, cast
-
-from lark import Lark
-from lark.exceptions import (
-    UnexpectedInput,
-    UnexpectedToken,
-    VisitError,
-)
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from schemac.diagnostics import (
     Diagnostic,
@@ -31,12 +39,10 @@ from schemac.diagnostics import (
     Span,
     span_from_fields,
 )
-from schemac.frontend.grammar import schema_parser
-from schemac.frontend.schema_syntax import syntax_diagnostic
-from schemac.frontend.schema_transformer import (
+from schemac.frontend.grammar import schema_parser, terminal_patterns
+from schemac.frontend.schema_rules import (
     KwargMarker,
     SemanticProblems,
-    ToIR,
     base_operator_name,
 )
 from schemac.ir.names import (
@@ -52,6 +58,16 @@ from schemac.ir.schema import (
     returns_text,
 )
 from schemac.ir.types import BASE_TYPE_NAMES, TENSOR, BaseType, ListType, OptionalType, Type
+
+if TYPE_CHECKING:
+    from lark import Lark
+
+#: What a failed name parse may raise, and a failed piece parse: Lark's
+#: exceptions join them when Lark is first loaded (:func:`_parser`); none of
+#: them can be raised before that.
+_NAME_ERRORS: tuple[type[Exception], ...] = (SemanticProblems,)
+_PIECE_ERRORS: tuple[type[Exception], ...] = (SemanticProblems, SchemacError)
+_lark_loaded = False
 
 
 class SchemaParser:
@@ -118,7 +134,7 @@ class SchemaParser:
         if isinstance(text, str):
             try:
                 return self._operator_name(text)
-            except (UnexpectedInput, VisitError, SemanticProblems):
+            except _NAME_ERRORS:
                 pass  # the one-piece parse below gives the diagnostics
         located = _parse_fragment(text, "operator_name", file, line, column)
         return located.value  # type: ignore[attr-defined,no-any-return]
@@ -232,7 +248,7 @@ class SchemaParser:
                 span=span_from_fields((file, line, column, line, column + len(text))),
                 name_span=span_from_fields((file, line, column, line, column + open_paren)),
             )
-        except (UnexpectedInput, VisitError, SemanticProblems, SchemacError):
+        except _PIECE_ERRORS:
             return None
         # See Note [Schemas that print as written] in schemac.ir.schema.
         if arguments[1] and returns[1] and name_text in self._names_as_written:
@@ -315,7 +331,7 @@ class SchemaParser:
         if known is None:
             try:
                 known = self._argument_piece(piece)
-            except (UnexpectedInput, VisitError, SemanticProblems, SchemacError):
+            except _PIECE_ERRORS:
                 return None
             if known is not None:
                 self._arguments[piece] = known
@@ -323,6 +339,9 @@ class SchemaParser:
 
     def _argument_piece(self, piece: str) -> _ArgumentPiece | None:
         """What :meth:`_parse_in_pieces` keeps of one argument text; None if it spans lines."""
+        if piece == "*":
+            # The keyword-only marker is the STAR token alone (the Token shortcut).
+            return _KWARG_MARKER
         item = self._plain_argument(piece) or cast(
             "Argument | KwargMarker", _transform_piece(piece, "argument_item")
         )
@@ -373,12 +392,15 @@ class SchemaParser:
 
         The Token shortcut (see Note [Token shortcut]) for argument pieces:
         most of them are a built-in type with at most a one-letter alias
-        annotation and suffixes, a name and an unquoted default, each one
-        terminal of the grammar, whose patterns are read from the loaded
-        grammar.  Their first characters differ (a letter or "_", a digit, "-"
-        or ".", "["), so the lexer can only have read the one terminal that
-        matches the whole default.  Larger annotations, custom classes, quoted
-        defaults and anything unknown take the Lark parse.
+        annotation and suffixes, a name and a default, each one terminal of
+        the grammar, whose patterns are read from the loaded grammar.  The
+        default's terminals begin differently (a letter or "_", a digit, "-"
+        or ".", "[", a quote), so the lexer can only have read the one
+        terminal that matches the whole default.  (A STRING's text between
+        its quotes splits into the pattern's items one way only, a backslash
+        taking the character after it, so the lexer's match of a quoted
+        default ends at the quote where the whole piece does.)  Larger
+        annotations, custom classes and anything unknown take the Lark parse.
         """
         match = self._argument_shape.fullmatch(piece)
         if match is None:
@@ -499,6 +521,7 @@ _ReturnPiece = tuple["str | None", Type, "Annotation | None", int, int, int]
 _ReturnsPiece = tuple[bool, tuple[_ReturnPiece, ...]]
 
 _NO_ARGUMENTS = Arguments()
+_KWARG_MARKER = _ArgumentPiece(_MARKER, True, "", TENSOR, None, None, 0, 0, 0)
 
 
 def _on_first_line(span: Span) -> bool:
@@ -530,19 +553,27 @@ def _literals_hold_no_separator(text: str) -> bool:
 
 
 def _parser() -> Lark:
+    """The Lark parser, loaded on first use (Note [Lark on demand])."""
+    global _NAME_ERRORS, _PIECE_ERRORS, _lark_loaded
+    if not _lark_loaded:
+        from lark.exceptions import UnexpectedInput, VisitError
+
+        _NAME_ERRORS = (UnexpectedInput, VisitError, SemanticProblems)
+        _PIECE_ERRORS = (UnexpectedInput, VisitError, SemanticProblems, SchemacError)
+        _lark_loaded = True
     return schema_parser()
 
 
 def _terminal_patterns() -> dict[str, str]:
-    return {t.name: t.pattern.to_regexp() for t in _parser().terminals}
+    return terminal_patterns()
 
 
 def _argument_shape(t: dict[str, str]) -> re.Pattern[str]:
-    """``argument`` with at most a one-letter annotation and no quoted default.
+    """``argument`` with at most a one-letter annotation.
 
     See ``_plain_argument``.
     """
-    default = f"(?:{t['NUMBER']})|(?:{t['LIST']})|(?:{t['ARG_NAME']})"
+    default = f"(?:{t['NUMBER']})|(?:{t['STRING']})|(?:{t['LIST']})|(?:{t['ARG_NAME']})"
     return re.compile(rf"{_type_shape(t)} (?P<name>{t['ARG_NAME']})(?:=(?P<default>{default}))?")
 
 
@@ -569,8 +600,11 @@ def _base_name_shape() -> re.Pattern[str]:
 
 def _transform_piece(piece: str, start: str) -> object:
     """Parse ``piece`` from ``start`` with spans relative to the piece itself."""
+    tree = _parser().parse(piece, start=start)
+    from schemac.frontend.schema_transformer import ToIR
+
     transformer = ToIR("", 1, 1)
-    result = transformer.transform(_parser().parse(piece, start=start))
+    result = transformer.transform(tree)
     if transformer.problems:
         raise SemanticProblems(transformer.problems)
     return result
@@ -593,8 +627,14 @@ def _parse_fragment(text: str, start: str, file: str, line: int, column: int) ->
     """Parse a piece of schema text from ``start``; errors become diagnostics."""
     if not isinstance(text, str):
         raise SchemaSyntaxError([Diagnostic(Span.point(file, line, column), "expected a string")])
+    parser = _parser()
+    from lark.exceptions import UnexpectedInput, UnexpectedToken, VisitError
+
+    from schemac.frontend.schema_syntax import syntax_diagnostic
+    from schemac.frontend.schema_transformer import ToIR
+
     try:
-        tree = _parser().parse(text, start=start)
+        tree = parser.parse(text, start=start)
     except UnexpectedInput as error:
         diagnostic = syntax_diagnostic(text, error, file, line, column)
         what = "operator name" if start == "operator_name" else "argument"
@@ -626,8 +666,14 @@ _FRAGMENT_HINTS = {
 
 
 def _parse_whole(text: str, file: str, line: int, column: int) -> FunctionSchema:
+    parser = _parser()
+    from lark.exceptions import UnexpectedInput, VisitError
+
+    from schemac.frontend.schema_syntax import syntax_diagnostic
+    from schemac.frontend.schema_transformer import ToIR
+
     try:
-        tree = _parser().parse(text, start="schema")
+        tree = parser.parse(text, start="schema")
     except UnexpectedInput as error:
         raise SchemaSyntaxError([syntax_diagnostic(text, error, file, line, column)]) from None
     transformer = ToIR(file, line, column, len(text))

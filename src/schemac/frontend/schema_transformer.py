@@ -4,7 +4,9 @@
 the same name and checks what the grammar cannot: unknown types, malformed
 operator names, misplaced out arguments.  Problems are collected and raised
 together as :class:`SemanticProblems`, which :mod:`schemac.frontend.schema_parser`
-turns into a :class:`~schemac.diagnostics.SchemaSemanticError`.
+turns into a :class:`~schemac.diagnostics.SchemaSemanticError`.  What the rules
+share with the parser's shortcuts, which run without Lark, is in
+:mod:`schemac.frontend.schema_rules`.
 """
 
 from __future__ import annotations
@@ -19,10 +21,14 @@ from schemac.diagnostics import (
     Diagnostic,
     Span,
 )
+from schemac.frontend.schema_rules import (
+    KwargMarker,
+    Located,
+    SemanticProblems,
+    base_operator_name,
+)
 from schemac.frontend.schema_syntax import unknown_type_hint
 from schemac.ir.names import (
-    AUGMENTED_ASSIGNMENT_NAMES,
-    FUNCTIONAL_SUFFIX,
     BaseOperatorName,
     OperatorName,
 )
@@ -41,31 +47,6 @@ from schemac.ir.types import (
 _TypeAndAnnotation = tuple[Type, "Annotation | None"]
 
 _CUSTOM_CLASS_RE = re.compile(r"[A-Za-z0-9_.]+")
-
-
-class Located:
-    """A value with the span it was parsed from, passed between rules."""
-
-    __slots__ = ("span", "value")
-
-    def __init__(self, value: object, span: Span) -> None:
-        self.value = value
-        self.span = span
-
-
-class KwargMarker:
-    __slots__ = ("span",)
-
-    def __init__(self, span: Span) -> None:
-        self.span = span
-
-
-class SemanticProblems(Exception):
-    """Carries semantic diagnostics out of the transformer."""
-
-    def __init__(self, diagnostics: list[Diagnostic]) -> None:
-        super().__init__(diagnostics)
-        self.diagnostics = diagnostics
 
 
 class ToIR(Transformer[Token, FunctionSchema]):
@@ -281,55 +262,3 @@ class ToIR(Transformer[Token, FunctionSchema]):
 
     def __default__(self, data: str, children: Sequence[object], meta: object) -> object:
         raise NotImplementedError(f"no IR for grammar rule '{data}'")
-
-
-_DUNDER = re.compile(r"__([^_]+)__")
-
-
-def base_operator_name(
-    text: str, namespace: str | None, span: Span, problems: list[Diagnostic]
-) -> BaseOperatorName:
-    """The ``operator_name`` rule's base name; what is wrong with it goes to ``problems``.
-
-    A function rather than only a transformer method: the parser's token
-    shortcut names ~1,500 base operators per load without a transformer.
-    """
-    if text.endswith("_out"):
-        problems.append(
-            Diagnostic(
-                span,
-                f"operator name '{text}' ends in '_out'",
-                "the '_out' suffix is reserved; name the out= variant with an overload, "
-                "e.g. 'foo.out'",
-            )
-        )
-    dunder = _DUNDER.fullmatch(text)
-    inplace = False
-    if dunder is not None:
-        base = dunder.group(1)
-        if base.startswith("i") and base[1:] in AUGMENTED_ASSIGNMENT_NAMES:
-            inplace, base = True, base[1:]
-        elif base.startswith("i"):
-            problems.append(
-                Diagnostic(
-                    span,
-                    f"dunder operator name '{text}' starts with 'i' but is not an "
-                    "augmented assignment",
-                    "in-place dunders are __iadd__, __isub__, ...: "
-                    + ", ".join(sorted(AUGMENTED_ASSIGNMENT_NAMES)),
-                )
-            )
-    else:
-        base = text
-        if base.endswith("_"):
-            inplace, base = True, base[:-1]
-    functional = base.endswith(FUNCTIONAL_SUFFIX)
-    if functional:
-        base = base[: -len(FUNCTIONAL_SUFFIX)]
-        if dunder is not None or inplace:
-            problems.append(
-                Diagnostic(
-                    span, f"'{text}' is a functional twin and cannot also be in-place or a dunder"
-                )
-            )
-    return BaseOperatorName(base, inplace, dunder is not None, functional, namespace)

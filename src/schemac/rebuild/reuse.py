@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 
+from schemac.rebuild.fragments import Segment
 from schemac.rebuild.inputs import file_digest
 from schemac.rebuild.state import output_intact, read_body
 
@@ -49,10 +50,8 @@ class Previous:
         self.outputs: dict[str, list[tuple[str, str]]] = {}
         #: path in OUT -> (target, file key, out record) of each deferred file.
         self.file_keys: dict[str, tuple[str, str, str]] = {}
-        #: (SHA-256, size) of OUT/.schemac-fragments, if it left one.
-        self.fragments: tuple[str, int] | None = None
-        #: target -> the context key its fragments were rendered in.
-        self.fragment_contexts: dict[str, str] = {}
+        #: The segments of OUT/.schemac-fragments (Note [Fragment segments]).
+        self.fragments: list[Segment] = []
         for line in text.split("\n")[1:-1]:
             record, _, path = line.partition("\t")
             fields = record.split(" ")
@@ -61,9 +60,11 @@ class Previous:
             elif fields[0] == "unit" and len(fields) == 3:
                 self.units[fields[1]] = fields[2]
             elif fields[0] == "frag" and len(fields) == 3 and fields[2].isdigit():
-                self.fragments = (fields[1], int(fields[2]))
-            elif fields[0] == "fctx" and len(fields) == 3:
-                self.fragment_contexts[fields[1]] = fields[2]
+                self.fragments.append(Segment(fields[1], int(fields[2])))
+            elif fields[0] == "fctx" and len(fields) == 3 and self.fragments:
+                last = self.fragments[-1]
+                contexts = (*last.contexts, (fields[1], fields[2]))
+                self.fragments[-1] = Segment(last.digest, last.size, contexts)
             elif fields[0] == "out" and len(fields) == 8 and fields[6] != "-":
                 self.outputs.setdefault(fields[6], []).append((record, path))
                 if fields[7] != "-":

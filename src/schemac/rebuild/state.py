@@ -2,15 +2,17 @@
 
 The layout, one record a line (UTF-8)::
 
-    schemac-state 3                         the format (fingerprint.STATE_FORMAT)
+    schemac-state 4                         the format (fingerprint.STATE_FORMAT)
     key <hex>                               the run key (fingerprint.run_key)
     sum <hex>                               SHA-256 of every byte after this line
     files <n>                               how many generated files OUT holds for this run
     in <sha256> <TAB> <absolute path>       a file the compile read
     dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
     unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
-    frag <sha256> <size>                    OUT/.schemac-fragments (:mod:`.fragments`)
-    fctx <target> <key>                     the context key its fragments were rendered in
+    frag <sha256> <size>                    a segment of OUT/.schemac-fragments, in file order
+    fctx <unit> <key>                       the context of the segment's records of <unit>
+
+(``frag`` and ``fctx``: Note [Fragment segments] in :mod:`.fragments`.)
     out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <file key or -> <TAB> <path>
     aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
@@ -39,9 +41,11 @@ from schemac.rebuild.inputs import file_digest, listing_digest
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
     from typing import BinaryIO
+
+    from schemac.rebuild.fragments import Segment
 
 STATE_NAME = ".schemac-state"
 
@@ -69,8 +73,7 @@ def write_state(
     expected: Callable[[str], bytes | str | None],
     units: dict[str, str] | None = None,
     unchanged: Mapping[str, str] | None = None,
-    fragments: tuple[str, int] | None = None,
-    fragment_contexts: Mapping[str, str] | None = None,
+    fragments: Sequence[Segment] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -84,8 +87,7 @@ def write_state(
     ``unchanged``: path -> the last state's ``out`` record of each file this
     run kept without writing it; one that changed since (an edit while the
     compile ran) is not recorded as kept: nothing is recorded.
-    ``fragments``: (SHA-256, size) of ``OUT/.schemac-fragments`` and, in
-    ``fragment_contexts``, the context key of each target that recorded some.
+    ``fragments``: the segments of ``OUT/.schemac-fragments`` (Note [Fragment segments]).
     """
     import tempfile
 
@@ -117,10 +119,10 @@ def write_state(
         if fragments is not None:
             lines = itertools.chain(
                 lines,
-                [f"frag {fragments[0]} {fragments[1]}\n"],
                 (
-                    f"fctx {target} {context}\n"
-                    for target, context in sorted((fragment_contexts or {}).items())
+                    f"frag {segment.digest} {segment.size}\n"
+                    + "".join(f"fctx {unit} {context}\n" for unit, context in segment.contexts)
+                    for segment in fragments
                 ),
             )
         # Streamed in batches after a head of known length, which is filled in

@@ -24,7 +24,6 @@ from schemac.backends.aten.signatures.naming import cpp_name, unambiguous_name
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.backends.autograd.nodes import uses_identifier
 from schemac.backends.autograd.policy import AutogradPolicy, reference_policy
-from schemac.backends.lazy import cached
 from schemac.ir.autograd import (
     DEFAULT_AUTOGRAD_KEY,
     DifferentiabilityInfo,
@@ -102,16 +101,21 @@ def registration_key(key: str) -> str:
     return "Autograd" if key == DEFAULT_AUTOGRAD_KEY else key
 
 
-@attrs.frozen(slots=False)
+@attrs.frozen
 class OperatorPlan:
-    """One function's autograd-layer facts; names are computed once, in :func:`plan_of`.
+    """One function's autograd-layer facts, computed once, when the plan is made.
 
     The names every kernel family asks for are fields, filled by plan_of
     before the backend forks its halves (backend.py), so neither half
-    computes them again.  The other derived facts are cached properties:
-    the emitters ask each plan the same questions ~100,000 times in all
-    when compiling torch's files.  The class is not slotted: a cached value
-    is then a plain instance-dict hit (see backends/lazy.py).
+    computes them again.  The other derived facts (``has_derivatives``,
+    ``autograd_keys``...) are computed from those in ``__attrs_post_init__``:
+    the emitters ask each plan the same questions ~100,000 times in all when
+    compiling torch's files, and each is cheap.  They used to be computed on
+    first use and kept in the instance's ``__dict__``, but on CPython 3.11 a
+    key added to an instance dict after ``__init__`` turns its shared-key
+    table into a table of its own: ~1 KiB more per plan, 3 MiB of each
+    process of ``-t autograd`` for torch's ~3,100 plans.  A slotted plan with
+    every fact filled is ~0.3 KiB.
     """
 
     fn: NativeFunction
@@ -146,36 +150,68 @@ class OperatorPlan:
     #: The target release's lists (manual kernels, views, complex support...).
     policy: AutogradPolicy = attrs.field(factory=reference_policy, eq=False, repr=False)
 
-    @cached
-    def infos(self) -> tuple[DifferentiabilityInfo, ...]:
-        return self.autograd.infos if self.autograd is not None else ()
+    # Derived from the fields above (__attrs_post_init__).
+    infos: tuple[DifferentiabilityInfo, ...] = attrs.field(init=False, eq=False, repr=False)
+    has_derivatives: bool = attrs.field(init=False, eq=False, repr=False)
+    is_inplace_foreach: bool = attrs.field(init=False, eq=False, repr=False)
+    #: The argument the output views, for view operators.
+    view_of: str | None = attrs.field(init=False, eq=False, repr=False)
+    #: Kernels for Autograd and ADInplaceOrView are generated at all.
+    has_generated_autograd: bool = attrs.field(init=False, eq=False, repr=False)
+    _outputs_without_info: tuple[str, ...] = attrs.field(init=False, eq=False, repr=False)
+    #: Registered to the boxed fallback that fails at backward time.
+    uses_not_implemented_fallback: bool = attrs.field(init=False, eq=False, repr=False)
+    #: Autograd keys this function gets a generated kernel for.
+    autograd_keys: tuple[str, ...] = attrs.field(init=False, eq=False, repr=False)
+    has_inplace_or_view_kernel: bool = attrs.field(init=False, eq=False, repr=False)
+    #: Gets a Tracer kernel (which may still skip recording, see should_record).
+    is_traced: bool = attrs.field(init=False, eq=False, repr=False)
 
-    @cached
-    def has_derivatives(self) -> bool:
-        return any(info.has_derivatives for info in self.infos)
-
-    @cached
-    def is_inplace_foreach(self) -> bool:
-        return self.kind is SchemaKind.inplace and self.base.startswith("_foreach_")
-
-    @cached
-    def view_of(self) -> str | None:
-        """The argument the output views, for view operators."""
-        seen = self.policy.view_functions.get(self.base)
-        if seen is None and self.base in self.policy.returns_views_of_input:
-            return "self"
-        return seen
-
-    @cached
-    def has_generated_autograd(self) -> bool:
-        """Kernels for Autograd and ADInplaceOrView are generated at all."""
-        if self.cpp_name in self.policy.manual_autograd:
-            return False
-        return self.is_abstract or self.has_derivatives
-
-    @cached
-    def _outputs_without_info(self) -> tuple[str, ...]:
-        return self._differentiable_outputs(None)
+    def __attrs_post_init__(self) -> None:
+        fill = object.__setattr__
+        policy = self.policy
+        infos = self.autograd.infos if self.autograd is not None else ()
+        fill(self, "infos", infos)
+        has_derivatives = any(info.has_derivatives for info in infos)
+        fill(self, "has_derivatives", has_derivatives)
+        fill(
+            self,
+            "is_inplace_foreach",
+            self.kind is SchemaKind.inplace and self.base.startswith("_foreach_"),
+        )
+        view_of = policy.view_functions.get(self.base)
+        if view_of is None and self.base in policy.returns_views_of_input:
+            view_of = "self"
+        fill(self, "view_of", view_of)
+        generated = self.cpp_name not in policy.manual_autograd and (
+            self.is_abstract or has_derivatives
+        )
+        fill(self, "has_generated_autograd", generated)
+        outputs = self._differentiable_outputs(None)
+        fill(self, "_outputs_without_info", outputs)
+        fallback = (
+            self.autograd is None
+            and str(self.fn.func.name.name) not in policy.reset_grad_accumulator
+            and self.base not in policy.dont_require_derivative
+            and bool(outputs)
+            and self.cpp_name not in _SKIPS_ALIAS_CHECKS
+            and self.wrapper not in _SKIPS_USE_COUNT_CHECKS
+        )
+        fill(self, "uses_not_implemented_fallback", fallback)
+        if fallback:
+            keys: tuple[str, ...] = ()
+        elif not infos:
+            keys = (DEFAULT_AUTOGRAD_KEY,)
+        else:
+            keys = tuple(info.dispatch_key for info in infos)
+        fill(self, "autograd_keys", keys)
+        fill(
+            self,
+            "has_inplace_or_view_kernel",
+            generated
+            and (view_of is not None or (self.modifies_arguments and bool(self.fn.func.returns))),
+        )
+        fill(self, "is_traced", self.cpp_name not in policy.manual_tracer)
 
     def differentiable_outputs(self, info: DifferentiabilityInfo | None) -> tuple[str, ...]:
         if info is None:
@@ -197,27 +233,6 @@ class OperatorPlan:
             return candidates[:1]
         return candidates
 
-    @cached
-    def uses_not_implemented_fallback(self) -> bool:
-        """Registered to the boxed fallback that fails at backward time."""
-        return (
-            self.autograd is None
-            and str(self.fn.func.name.name) not in self.policy.reset_grad_accumulator
-            and self.base not in self.policy.dont_require_derivative
-            and bool(self.differentiable_outputs(None))
-            and self.cpp_name not in _SKIPS_ALIAS_CHECKS
-            and self.wrapper not in _SKIPS_USE_COUNT_CHECKS
-        )
-
-    @cached
-    def autograd_keys(self) -> tuple[str, ...]:
-        """Autograd keys this function gets a generated kernel for."""
-        if self.uses_not_implemented_fallback:
-            return ()
-        if not self.infos:
-            return (DEFAULT_AUTOGRAD_KEY,)
-        return tuple(info.dispatch_key for info in self.infos)
-
     def forward_derivatives(self, key: str) -> tuple[ForwardDerivative, ...]:
         """The forward formulas this function uses under ``key`` (in-place rewritten)."""
         if self.autograd is None:
@@ -229,19 +244,6 @@ class OperatorPlan:
 
     def info_for(self, key: str) -> DifferentiabilityInfo | None:
         return self.autograd.info_for(key) if self.autograd is not None else None
-
-    @cached
-    def has_inplace_or_view_kernel(self) -> bool:
-        if not self.has_generated_autograd:
-            return False
-        if self.view_of is not None:
-            return True
-        return self.modifies_arguments and bool(self.fn.func.returns)
-
-    @cached
-    def is_traced(self) -> bool:
-        """Gets a Tracer kernel (which may still skip recording, see should_record)."""
-        return self.cpp_name not in self.policy.manual_tracer
 
 
 def _element_args(

@@ -9,6 +9,8 @@ nothing there decides anything.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import attrs
 
 from schemac.backends.cppmodel import cpp_string_literal
@@ -17,6 +19,7 @@ from schemac.backends.python.dispatch import CallMemo, DispatchCall, dispatch_ca
 from schemac.backends.python.operators import SIGNATURE_ERRORS, OperatorBinding, as_diagnostic
 from schemac.backends.python.return_types import binding_typenames
 from schemac.diagnostics import InputError
+from schemac.ir.native import NativeFunction
 
 
 @attrs.frozen
@@ -96,7 +99,9 @@ def _binding_view(binding: OperatorBinding, memo: CallMemo) -> BindingView:
         structseq_locals=tuple((local, seq.getter) for _, local, seq in typenames),
         parser_strings=tuple(_string_literal(g.signature.text()) for g in binding.groups),
         # OperatorBinding.traceable, from the facts each overload's call needs anyway.
-        traceable=all(memo.facts(o.function).traceable for o in binding.overloads),
+        # Every overload is asked (a list, not a short-circuiting generator), as
+        # binding_facts_asked counts.
+        traceable=all([memo.facts(o.function).traceable for o in binding.overloads]),
         max_arguments=binding.max_arguments,
         cases=tuple(cases),
         qualified_module=binding.module.qualified_name,
@@ -128,3 +133,13 @@ def forward_declaration(binding: OperatorBinding) -> str | None:
     if not binding.takes_no_arguments:
         params += ", PyObject* kwargs"
     return f"static PyObject * {binding.cpp_name}({params});"
+
+
+def binding_facts_asked(binding: OperatorBinding) -> Iterator[NativeFunction]:
+    """The functions whose facts :func:`binding_view` asks ``CallMemo.facts`` for, one per ask."""
+    for group in binding.groups:
+        yield group.base
+        if group.out is not None:
+            yield group.out
+    for overload in binding.overloads:
+        yield overload.function

@@ -19,6 +19,7 @@ come from the ATen backend's C++ API view, so both backends agree on them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import NamedTuple
 
 import attrs
@@ -169,13 +170,20 @@ class CallMemo:
         # argument alive, so an identity cannot be reused within the memo.
         self._accessors: dict[int, tuple[PythonArgument, str, str]] = {}
         # By identity too: a merged out= entry's two calls share its signature.
+        # Only the calls of one binding share a signature (the method and
+        # function forms are different signatures), so this memo is emptied
+        # after each binding (:meth:`binding_done`): kept for the whole
+        # compile it was ~1 MiB of -t python's peak.
         self._parsed: dict[int, dict[str, str]] = {}
+        self._parsed_pins: list[PythonSignature] = []
         # One instance per distinct value (there are at most four), so the
         # memos keyed on conventions find them by identity, not attrs __eq__.
         self._conventions: dict[tuple[bool, bool, bool], Conventions] = {}
         # Keyed by the function's identity (a function bound both as torch.*
         # and as a Tensor method is asked twice).
         self._facts: dict[int, _FunctionFacts] = {}
+        #: Asks of :meth:`facts` still to come, by function identity (:meth:`expect`).
+        self._asks: dict[int, int] = {}
         # What ``_parsed`` and ``_facts`` are keyed on, kept alive so that an
         # identity cannot be reused within the memo (one list slot each, not a
         # pair per entry: ~7,000 on torch's files).
@@ -194,11 +202,36 @@ class CallMemo:
             conv = self._conventions[key] = Conventions.of(function)
         return conv
 
+    def expect(self, functions: Iterable[NativeFunction]) -> None:
+        """Count the :meth:`facts` asks to come for each of ``functions`` (one
+        per occurrence): an entry is let go after its last ask.  Kept for the
+        whole compile, the facts were ~1 MiB of -t python's peak, though most
+        functions are asked twice at most (their Tensor method's binding and
+        their function's).  A count off only costs memory or a recomputation."""
+        asks = self._asks
+        for function in functions:
+            asks[id(function)] = asks.get(id(function), 0) + 1
+
     def facts(self, function: NativeFunction) -> _FunctionFacts:
-        hit = self._facts.get(id(function))
+        key = id(function)
+        hit = self._facts.get(key)
         if hit is None:
-            hit = self._facts[id(function)] = _function_facts(function, self)
+            hit = _function_facts(function, self)
+            left = self._asks.get(key, 0) - 1
+            if left == 0:
+                del self._asks[key]  # the only ask: nothing to keep
+                return hit
+            self._facts[key] = hit
             self._pinned.append(function)
+            if left > 0:
+                self._asks[key] = left
+            return hit
+        remaining = self._asks.get(key)
+        if remaining is not None:
+            if remaining <= 1:
+                del self._facts[key], self._asks[key]
+            else:
+                self._asks[key] = remaining - 1
         return hit
 
     def param_types(self, conv: Conventions) -> dict[int, tuple[str, str]]:
@@ -243,8 +276,13 @@ class CallMemo:
                 parts = accessors[id(arg)] = (arg, f"_r.{accessor_of(arg)}(", f"{extra})")
             parsed[arg.name] = f"{parts[1]}{index}{parts[2]}"
         self._parsed[id(sig)] = parsed
-        self._pinned.append(sig)
+        self._parsed_pins.append(sig)
         return parsed
+
+    def binding_done(self) -> None:
+        """Forget :meth:`parsed`'s signatures: no later binding asks for them."""
+        self._parsed.clear()
+        self._parsed_pins.clear()
 
 
 # A named tuple for the same reason as DispatchCall (~2,300 per compile).

@@ -34,6 +34,7 @@ from schemac.backends.python.binding_text import (
     binding_text,
 )
 from schemac.backends.python.bindings import (
+    binding_facts_asked,
     binding_view,
     forward_declaration,
     method_table_entry,
@@ -94,10 +95,12 @@ def _bindings_text(
 ) -> str:
     # Each view is printed at once and dropped: only the text is kept.
     test = context.torch_function_test
-    return "".join(
-        binding_text(binding_view(b, context.memo), torch_function_test=test) + SEPARATOR
-        for b in bucket[1]
-    )
+    memo = context.memo
+    texts = []
+    for b in bucket[1]:
+        texts.append(binding_text(binding_view(b, memo), torch_function_test=test) + SEPARATOR)
+        memo.binding_done()
+    return "".join(texts)
 
 
 def _file_view(
@@ -161,6 +164,13 @@ def binding_files(
     )
     test = (
         HAS_TORCH_FUNCTION if all_bindings.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
+    )
+    # Each function's dispatch facts are let go after their last ask (CallMemo.expect).
+    memo.expect(
+        function
+        for _, bindings in all_bindings.per_module
+        for binding in bindings
+        for function in binding_facts_asked(binding)
     )
     context = _BindingContext(memo, test)
 

@@ -14,7 +14,6 @@ import attrs
 
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault
 from schemac.backends.autograd.policy import reference_policy
-from schemac.backends.lazy import cached
 from schemac.backends.python.deprecated import deprecated_signatures
 from schemac.backends.python.errors import (
     ReservedArgumentName,
@@ -96,8 +95,7 @@ def is_traceable(function: NativeFunction) -> bool:
     return True
 
 
-# Not slotted: the spellings below are computed once (see backends/lazy.py).
-@attrs.frozen(slots=False)
+@attrs.frozen
 class OperatorBinding:
     """Everything one ``THPVariable_<name>`` function binds."""
 
@@ -107,15 +105,17 @@ class OperatorBinding:
     groups: tuple[OverloadGroup, ...]
 
     # The binding's view, its method-table entry and its forward declaration
-    # each spell the name.
-    @cached
-    def python_name(self) -> str:
-        """``add``, ``__iand__``: the name Python calls."""
-        return str(self.name)
+    # each spell the name, so it is spelled when the binding is made (slots,
+    # not computed-once attributes: a key added to an instance dict after
+    # ``__init__`` costs the dict a table of its own, see autograd's OperatorPlan).
+    #: ``add``, ``__iand__``: the name Python calls.
+    python_name: str = attrs.field(init=False, eq=False, repr=False)
+    cpp_name: str = attrs.field(init=False, eq=False, repr=False)
 
-    @cached
-    def cpp_name(self) -> str:
-        return f"THPVariable_{self.python_name}"
+    def __attrs_post_init__(self) -> None:
+        name = str(self.name)
+        object.__setattr__(self, "python_name", name)
+        object.__setattr__(self, "cpp_name", f"THPVariable_{name}")
 
     @property
     def takes_no_arguments(self) -> bool:
