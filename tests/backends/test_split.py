@@ -19,7 +19,7 @@ import pytest
 from schemac.backends import driver
 from schemac.backends.forked import can_fork
 from schemac.backends.late_work import LateWork
-from schemac.backends.output.staging import Staged, merge_staged
+from schemac.backends.output.staging import InlineStager, Staged, merge_staged
 from schemac.backends.registry import TARGET_NAMES
 from schemac.backends.split import UnitQueue, emission_units, plan_split
 from schemac.cli_pipeline import compile_pass_manager
@@ -94,7 +94,7 @@ def test_the_late_backends_are_the_childs_own() -> None:
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
 def test_two_processes_take_every_queued_unit_exactly_once() -> None:
     units = emission_units(list(TARGET_NAMES))
-    queue = UnitQueue(units)
+    queue = UnitQueue([(u,) for u in units])
     taken_r, taken_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: takes what it can, reports the positions
@@ -277,3 +277,56 @@ def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: P
     assert "'default'" in one.stderr
     assert two.stderr == one.stderr
     assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
+
+
+def test_headers_alone_is_two_queued_halves_of_about_equal_cost() -> None:
+    # Its two halves (the rest, and the per-operator headers) first, Operators.cpp after.
+    plan = plan_split(emission_units(["headers"]), None)
+    assert plan is not None and not plan.child_first
+    assert [[u.backend.name for u in lot] for lot in plan.lots] == [
+        ["aten-aggregate-headers"],
+        ["aten-headers"],
+        ["aten-operators"],
+    ]
+
+
+def test_the_headers_halves_are_one_entry_among_other_targets() -> None:
+    # Apart they would compute the views both read twice (JOINT_UNITS).
+    aten = [t for t in TARGET_NAMES if t not in ("autograd", "python")]
+    for targets in (list(TARGET_NAMES), aten):
+        plan = plan_split(emission_units(targets), None)
+        assert plan is not None
+        names = [[u.backend.name for u in lot] for lot in plan.lots]
+        assert ["aten-aggregate-headers", "aten-headers"] in names
+
+
+def test_a_first_compiles_child_stages_into_the_parents_directory(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    parent = InlineStager(str(out))
+    child = parent.sibling()
+    parent.add_text("ops/a.h", "a")
+    child.add_text("ops/b.h", "b")
+    first, second = parent.result(), child.result()
+    assert first.staging is not None and second.staging == first.staging
+    merged = merge_staged(first, second)
+    assert merged.staging == first.staging
+    assert merged.status == {"ops/a.h": "c", "ops/b.h": "c"}
+    assert sorted(p.name for p in Path(first.staging, "ops").iterdir()) == ["a.h", "b.h"]
+    child.discard()  # the owner's to remove
+    assert Path(first.staging).is_dir()
+    parent.discard()
+    assert not Path(first.staging).exists()
+
+
+def test_a_later_compiles_child_stages_apart(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    parent = InlineStager(str(out))
+    child = parent.sibling()
+    parent.add_text("a.h", "a")
+    child.add_text("b.h", "b")
+    first, second = parent.result(), child.result()
+    assert first.staging is not None and second.staging not in (None, first.staging)
+    merged = merge_staged(first, second)
+    assert sorted(p.name for p in Path(str(merged.staging)).iterdir()) == ["a.h", "b.h"]
+    parent.discard()

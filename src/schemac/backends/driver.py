@@ -56,7 +56,7 @@ def emit_targets(
     reuse: FileReuse | None = None,
     kept: list[tuple[str, str]] | None = None,
     werror: bool = False,
-    stage_for: str | None = None,
+    stage_for: str | InlineStager | None = None,
     staged_apart: list[Staged] | None = None,
 ) -> tuple[GeneratedFile, ...]:
     """Every file the ``targets`` produce for ``module``, sorted by path.
@@ -71,7 +71,8 @@ def emit_targets(
     cannot express.  ``late``: passes still to run and the backends that need
     them (Note [Late work]).  With ``parallel`` (and ``os.fork``) the emit
     calls are shared with a forked child (Note [Split emission]): the child
-    stages its files for ``stage_for`` (an output directory) and its staging
+    stages its files for ``stage_for`` (an output directory, or the stager
+    to use: :meth:`~.output.staging.InlineStager.sibling`) and its staging
     outcome is appended to ``staged_apart``; without ``stage_for`` it sends
     its texts back.
     ``timings``, if given, receives ``(target, seconds)``; ``on_file``, if
@@ -114,7 +115,7 @@ def _emit_split(
     plan: SplitPlan,
     late: LateWork | None,
     here: _Emission,
-    stage_for: str | None,
+    stage_for: str | InlineStager | None,
     staged_apart: list[Staged] | None,
 ) -> None:
     """Note [Split emission]: the child forked, the units shared, then both met."""
@@ -154,10 +155,10 @@ def _child_share(
     units: Iterable[Unit],
     late: LateWork | None,
     parent: _Emission,
-    stage_for: str | None,
+    stage_for: str | InlineStager | None,
 ) -> ShareResult:
     """The child's side: the late work if the plan gives it, then its units."""
-    stager = None if stage_for is None else InlineStager(stage_for)
+    stager = InlineStager(stage_for) if isinstance(stage_for, str) else stage_for
     reuse = parent.reuse  # the child's copy: child_handover gives back what it learns
     on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
@@ -262,6 +263,8 @@ class _Emission:
         try:
             for file in unit.backend.load().emit(module, options):
                 self.add(unit.backend.name, unit.target, file, unit.position)
+                # Its text is staged now: not kept while the next file renders.
+                del file
         finally:
             self.warnings.extend((unit.position, w) for w in log)
 
@@ -467,7 +470,8 @@ def _compile_locked(
             werror=werror,
             reuse=reuse,
             kept=kept,
-            stage_for=None if dry_run else str(out_dir),
+            # A first compile's child stages into this process's directory.
+            stage_for=None if helper is None else helper.sibling() if jobs > 1 else None,
             staged_apart=apart,
         )
         if not dry_run:

@@ -197,6 +197,13 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _YAML,
     ),
     BackendEntry(
+        "aten-aggregate-headers",
+        "schemac.backends.aten.headers.backend:AGGREGATE_BACKEND",
+        ("headers",),
+        _FAMILIES,
+        _YAML,
+    ),
+    BackendEntry(
         "aten-headers",
         "schemac.backends.aten.headers.backend:BACKEND",
         ("headers",),

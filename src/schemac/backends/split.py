@@ -70,7 +70,9 @@ from schemac.diagnostics import Diagnostic, SchemacError
 #: call of a process also builds the tables the later ones reuse).
 #: Only the balance of the two shares depends on these.  Unlisted calls cost little.
 UNIT_COST: dict[str, float] = {
-    "headers/aten-headers": 2.1,
+    # The two halves of the headers (JOINT_UNITS): 2.1 s together in -t all.
+    "headers/aten-aggregate-headers": 1.05,
+    "headers/aten-headers": 1.05,
     "autograd/autograd": 0.33,
     "autograd/autograd-kernels": 0.33,
     "declarations/declarations": 0.65,
@@ -110,31 +112,74 @@ def emission_units(targets: Sequence[str]) -> tuple[Unit, ...]:
     return tuple(Unit(n, target, entry) for n, (target, entry) in enumerate(pairs))
 
 
+#: Emit calls that read one catalog and view table: in one process the second
+#: reuses what the first computed (-t headers' two halves: 0.7 and 0.8 s alone,
+#: 1.3 s together).  They are queued as one entry, which one process takes
+#: whole, unless they cost more than every other call of the run together:
+#: then that process would emit them while the other one idles, and they go
+#: apart (``-t headers`` alone; ``-t all`` keeps them together).
+JOINT_UNITS: tuple[frozenset[str], ...] = (
+    frozenset({"headers/aten-aggregate-headers", "headers/aten-headers"}),
+)
+
+
 @attrs.frozen
 class SplitPlan:
-    """Which units the child emits first, and the queue's units, largest first."""
+    """Which units the child emits first, and the queue's entries, largest first."""
 
     #: The units reading a late fact: the child's, after the late passes.
     child_first: tuple[Unit, ...]
-    #: Every other unit, in the order the queue hands them out.
-    queued: tuple[Unit, ...]
+    #: The queue's entries in the order it hands them out: each the units (one,
+    #: or joint units) that the process taking it emits in turn.
+    lots: tuple[tuple[Unit, ...], ...]
 
     @property
     def late(self) -> bool:
         """Whether the child runs the late work (before its own units)."""
         return bool(self.child_first)
 
+    @property
+    def queued(self) -> tuple[Unit, ...]:
+        """Every queued unit, in the order the queue hands them out."""
+        return tuple(u for lot in self.lots for u in lot)
+
 
 def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None:
     """How ``units`` are shared, or None when a split cannot pay: one unit, or
     every unit waits for the late passes (nothing for the parent to do)."""
     child_first = tuple(u for u in units if late is not None and u.backend.name in late.backends)
-    queued = tuple(
-        sorted((u for u in units if u not in child_first), key=lambda u: (-u.cost, u.position))
+    rest = [u for u in units if u not in child_first]
+    lots = sorted(
+        _lots(rest, sum(u.cost for u in child_first)),
+        key=lambda lot: (-sum(u.cost for u in lot), lot[0].position),
     )
-    if len(units) < 2 or not queued or len(queued) >= UnitQueue.END:
+    if len(units) < 2 or not lots or len(lots) >= UnitQueue.END:
         return None
-    return SplitPlan(child_first, queued)
+    if len(lots) == 1 and not child_first:
+        return None
+    return SplitPlan(child_first, tuple(lots))
+
+
+def _lots(units: Sequence[Unit], busy: float) -> list[tuple[Unit, ...]]:
+    """``units`` as queue entries: joint units together unless they cost more than
+    the others and ``busy`` (the child's own units) together."""
+    lots: list[tuple[Unit, ...]] = []
+    joint: dict[frozenset[str], list[Unit]] = {}
+    for unit in units:
+        name = fragment_unit(unit.target, unit.backend.name)
+        group = next((g for g in JOINT_UNITS if name in g), None)
+        if group is None:
+            lots.append((unit,))
+        else:
+            joint.setdefault(group, []).append(unit)
+    total = busy + sum(u.cost for u in units)
+    for members in joint.values():
+        cost = sum(u.cost for u in members)
+        if len(members) > 1 and cost <= total - cost:
+            lots.append(tuple(members))
+        else:
+            lots.extend((u,) for u in members)
+    return lots
 
 
 #: Tests pin which process emits each queued unit (True: the child), to make
@@ -143,35 +188,35 @@ PIN_TO_CHILD: Callable[[Unit], bool] | None = None
 
 
 class UnitQueue:
-    """The queued units of a split, each taken by exactly one of the two processes.
+    """The queued entries of a split, each taken by exactly one of the two processes.
 
-    A pipe holding each unit's index as one byte, then one end mark per
+    A pipe holding each entry's index as one byte, then one end mark per
     process: reads of one byte from a pipe never interleave, so two
-    processes reading it each get a different unit, and every unit is taken
-    once.  Written whole before the fork (a few dozen bytes: far below the
-    pipe's capacity, so the write never blocks), it needs no lock and no
+    processes reading it each get a different entry, and every entry is
+    taken once.  Written whole before the fork (a few dozen bytes: far below
+    the pipe's capacity, so the write never blocks), it needs no lock and no
     helper; each process stops at the first end mark it reads.
     """
 
     END = 255
 
-    def __init__(self, units: Sequence[Unit]) -> None:
-        assert len(units) < self.END, "one byte per unit"
-        self._units = tuple(units)
+    def __init__(self, lots: Sequence[tuple[Unit, ...]]) -> None:
+        assert len(lots) < self.END, "one byte per entry"
+        self._lots = tuple(lots)
         self._read, write = os.pipe()
         try:
-            os.write(write, bytes(range(len(units))) + bytes((self.END, self.END)))
+            os.write(write, bytes(range(len(lots))) + bytes((self.END, self.END)))
         finally:
             os.close(write)
         self._closed = False
 
     def take(self) -> Iterator[Unit]:
-        """The units this process takes, one at a time, until the queue is empty."""
+        """The units this process takes, an entry at a time, until the queue is empty."""
         while not self._closed:
             byte = os.read(self._read, 1)
             if not byte or byte[0] == self.END:
                 return
-            yield self._units[byte[0]]
+            yield from self._lots[byte[0]]
 
     def close(self) -> None:
         if not self._closed:
@@ -186,7 +231,7 @@ def dealt(plan: SplitPlan) -> tuple[Iterable[Unit], Iterable[Unit], Callable[[],
         here = [u for u in plan.queued if not pin(u)]
         there = [u for u in plan.queued if pin(u)]
         return here, [*plan.child_first, *there], lambda: None
-    queue = UnitQueue(plan.queued)
+    queue = UnitQueue(plan.lots)
     return queue.take(), itertools.chain(plan.child_first, queue.take()), queue.close
 
 

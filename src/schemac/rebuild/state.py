@@ -32,6 +32,7 @@ recorded: the compile then writes no state and the next run is a full one.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 
 from schemac.rebuild.fingerprint import STATE_FORMAT
@@ -40,8 +41,9 @@ from schemac.rebuild.inputs import file_digest, listing_digest
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
+    from typing import BinaryIO
 
     from schemac.rebuild.fragments import Segment
 
@@ -103,7 +105,7 @@ def write_state(
     try:
         reference = os.fstat(handle).st_mtime_ns
         tick = _COARSE_TICK_NS if reference % 1_000_000_000 == 0 else _FINE_TICK_NS
-        body = _body(
+        lines = _lines(
             out_dir,
             reference - tick,
             inputs,
@@ -114,35 +116,64 @@ def write_state(
             units or {},
             unchanged or {},
         )
-        if body is not None and fragments is not None:
-            body += "".join(
-                f"frag {segment.digest} {segment.size}\n"
-                + "".join(f"fctx {unit} {context}\n" for unit, context in segment.contexts)
-                for segment in fragments
+        if fragments is not None:
+            lines = itertools.chain(
+                lines,
+                (
+                    f"frag {segment.digest} {segment.size}\n"
+                    + "".join(f"fctx {unit} {context}\n" for unit, context in segment.contexts)
+                    for segment in fragments
+                ),
             )
-        if body is None:
-            os.close(handle)
-            os.unlink(temporary)
-            state_path.unlink(missing_ok=True)
-            return False
-        # Encoded once and written in parts: joining the head, the count and
-        # the body (1.3 MB for torch's -t headers) made three more copies of
-        # it, and were the peak memory of a compile once its files were out.
+        # Streamed in batches after a head of known length, which is filled in
+        # last: the body's lines, their join and its bytes side by side (1.3 MB
+        # each for torch's -t headers) were the peak memory of a compile once
+        # its files were out.
         count = f"files {len(generated)}\n".encode()
-        data = body.encode()
-        del body
         digest = hashlib.sha256(count)
-        digest.update(data)
-        head = f"{STATE_FORMAT}\nkey {key}\nsum {digest.hexdigest()}\n".encode()
+        head_size = len(_head(key, digest.hexdigest()))
         with os.fdopen(handle, "wb") as stream:
-            stream.write(head)
+            stream.seek(head_size)
             stream.write(count)
-            stream.write(data)
+            if not _write_lines(stream, digest, lines):
+                stream.close()
+                os.unlink(temporary)
+                state_path.unlink(missing_ok=True)
+                return False
+            stream.seek(0)
+            stream.write(_head(key, digest.hexdigest()))
         os.replace(temporary, state_path)
     except BaseException:
         if os.path.lexists(temporary):
             os.unlink(temporary)
         raise
+    return True
+
+
+def _head(key: str, digest: str) -> bytes:
+    return f"{STATE_FORMAT}\nkey {key}\nsum {digest}\n".encode()
+
+
+class _Unrecordable(Exception):
+    """A path or an input that the state cannot record: no state is written."""
+
+
+def _write_lines(stream: BinaryIO, digest: hashlib._Hash, lines: Iterable[str]) -> bool:
+    """Write and hash ``lines`` a batch at a time; False if one could not be recorded."""
+    batch: list[str] = []
+    try:
+        for line in lines:
+            batch.append(line)
+            if len(batch) >= 1024:
+                data = "".join(batch).encode()
+                digest.update(data)
+                stream.write(data)
+                batch.clear()
+    except _Unrecordable:
+        return False
+    data = "".join(batch).encode()
+    digest.update(data)
+    stream.write(data)
     return True
 
 
@@ -157,29 +188,51 @@ def _body(
     units: dict[str, str],
     unchanged: Mapping[str, str],
 ) -> str | None:
-    lines: list[str] = []
+    """The body :func:`write_state` streams, whole; None if it could not be recorded."""
+    try:
+        return "".join(
+            _lines(
+                out_dir, racy_from, inputs, listings, outputs, auxiliary, expected, units, unchanged
+            )
+        )
+    except _Unrecordable:
+        return None
+
+
+def _lines(
+    out_dir: Path,
+    racy_from: int,
+    inputs: Iterable[str],
+    listings: Mapping[str, str | None],
+    outputs: list[tuple[str, str, str]],
+    auxiliary: Iterable[str],
+    expected: Callable[[str], bytes | str | None],
+    units: dict[str, str],
+    unchanged: Mapping[str, str],
+) -> Iterator[str]:
+    """The body's lines; raises :class:`_Unrecordable` for what cannot be recorded."""
     for path in sorted(inputs):
         digest = file_digest(path)
         if digest is None or not _recordable(path):
-            return None
-        lines.append(f"in {digest}\t{path}\n")
+            raise _Unrecordable
+        yield (f"in {digest}\t{path}\n")
     for path, digest in sorted(listings.items()):
         if digest is None or not _recordable(path):
-            return None
-        lines.append(f"dir {digest}\t{path}\n")
+            raise _Unrecordable
+        yield (f"dir {digest}\t{path}\n")
     for target, unit_key in sorted(units.items()):
-        lines.append(f"unit {target} {unit_key}\n")
+        yield (f"unit {target} {unit_key}\n")
     root = str(out_dir)
     for relative, target, file_key in outputs:
         if not _recordable(relative) or " " in target or " " in file_key:
-            return None
+            raise _Unrecordable
         try:
             size, mtime, ctime, inode = _stat_fields(os.stat(f"{root}/{relative}"))
         except OSError:
-            return None
+            raise _Unrecordable from None
         before = unchanged.get(relative)
         if before is not None and not before.startswith(f"out {size} {mtime} {ctime} {inode} "):
-            return None
+            raise _Unrecordable
         digest = "-"
         if max(mtime, ctime) >= racy_from:
             data = expected(relative) if target else None
@@ -189,16 +242,15 @@ def _body(
                 digest = hashlib.sha256(data).hexdigest()
             else:
                 digest = file_digest(f"{root}/{relative}") or "?"
-        lines.append(
+        yield (
             f"out {size} {mtime} {ctime} {inode} {digest} {target or '-'} {file_key or '-'}"
             f"\t{relative}\n"
         )
     for path in sorted(auxiliary):
         digest = file_digest(path)
         if digest is None or not _recordable(path):
-            return None
-        lines.append(f"aux {digest}\t{path}\n")
-    return "".join(lines)
+            raise _Unrecordable
+        yield (f"aux {digest}\t{path}\n")
 
 
 def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:

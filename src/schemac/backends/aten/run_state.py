@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import attrs
 
+from schemac.backends.aten.headers.catalog import Catalog, build_catalog
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates
 from schemac.ir.module import Module
+from schemac.profiles import ReleaseProfile
 
 _MEMO_NAME = "aten-run-state"
 
@@ -28,6 +30,11 @@ class AtenRunState:
     plan: PlanIndex
     #: Each package's templates, compiled once per run rather than once per target.
     _templates: dict[str, Templates] = attrs.field(factory=dict, alias="_templates")
+    #: The headers' catalog, built by the first headers backend of the run and
+    #: read by the other (its entries carry their views): (profile, catalog).
+    _catalogs: list[tuple[ReleaseProfile | None, Catalog]] = attrs.field(
+        factory=list, alias="_catalogs"
+    )
 
     @classmethod
     def of(cls, module: Module) -> AtenRunState:
@@ -37,6 +44,15 @@ class AtenRunState:
         if package not in self._templates:
             self._templates[package] = Templates(package)
         return self._templates[package]
+
+    def catalog(self, profile: ReleaseProfile | None) -> Catalog:
+        """The module's :class:`Catalog` for ``profile``, over this run's views."""
+        for known, catalog in self._catalogs:
+            if known is profile:
+                return catalog
+        catalog = build_catalog(self.module, self.views, profile)
+        self._catalogs.append((profile, catalog))
+        return catalog
 
 
 def aten_run_state(module: Module, options: EmitOptions) -> AtenRunState:
