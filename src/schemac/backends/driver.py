@@ -21,7 +21,7 @@ from schemac.backends.forked import ForkedCall, can_fork
 from schemac.backends.late_work import LateWork, run_late_inline
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
-from schemac.backends.output.journal import recover
+from schemac.backends.output.journal import discard_leftovers, recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.output.staging import InlineStager, Staged, discard_staged, merge_staged
@@ -128,10 +128,16 @@ def _emit_split(
         failure = here.emit_all(module, mine, split=True)
     except BaseException:
         child.discard()
+        _sweep_after_child(stage_for)
         raise
     finally:
         close_queue()
-    result = child.result()
+    try:
+        result = child.result()
+    except BaseException:  # it crashed, or this process is interrupted
+        child.discard()
+        _sweep_after_child(stage_for)
+        raise
     failures = [f for f in (failure, result.failure) if f is not None]
     if failures:
         discard_staged(result.staged)
@@ -147,6 +153,14 @@ def _emit_split(
     replay(result, here.reuse)
     here.timings.extend(result.timings)
     here.warnings.extend(result.warnings)
+
+
+def _sweep_after_child(stage_for: str | InlineStager | None) -> None:
+    """The child was killed or died: what it left beside OUT goes (its staging
+    directory, its file of fragments).  The compile is failing; the caller
+    discards this process's own, which may go here first."""
+    if stage_for is not None:
+        discard_leftovers(stage_for if isinstance(stage_for, str) else stage_for.out_dir)
 
 
 def _child_share(

@@ -15,6 +15,7 @@ a ``RuntimeError`` carrying the child's traceback.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import pickle
@@ -83,18 +84,23 @@ class ForkedCall(Generic[T]):
             pass
 
     def discard(self) -> None:
-        """Stop the child (this process is failing or being interrupted)."""
+        """Stop the child (this process is failing or being interrupted), also
+        when an interrupt cut :meth:`result`'s wait for it short."""
         if not self._done:
-            os.kill(self._pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self._pid, signal.SIGKILL)
             self._finish()
 
     def _finish(self) -> bytes:
-        self._done = True
         chunks = []
-        while chunk := os.read(self._replies, 1 << 20):
-            chunks.append(chunk)
-        os.close(self._replies)
-        os.waitpid(self._pid, 0)
+        if self._replies >= 0:
+            while chunk := os.read(self._replies, 1 << 20):
+                chunks.append(chunk)
+            os.close(self._replies)
+            self._replies = -1
+        with contextlib.suppress(ChildProcessError):  # reaped before an interrupt
+            os.waitpid(self._pid, 0)
+        self._done = True  # only now: an interrupt before this leaves discard() to end it
         return b"".join(chunks)
 
 

@@ -232,9 +232,17 @@ def recover(out_dir: str) -> str | None:
             message = (
                 f"schemac: finished the interrupted commit of an earlier compile into {out_dir}"
             )
+    discard_leftovers(out_dir)
+    return message
+
+
+def discard_leftovers(out_dir: str) -> None:
+    """Remove the staging directories, records and fragment files that compiles
+    left beside ``out_dir`` (with the lock held: none of them is live, but for
+    this process's own, which it is discarding)."""
+    places = OutPlaces.of(out_dir)
     for leftover in places.leftover_staging():
         shutil.rmtree(leftover, ignore_errors=True)
     for record in places.leftover_records():
         with contextlib.suppress(OSError):
             os.unlink(record)
-    return message

@@ -250,6 +250,10 @@ class InlineStager:
         self._pending: list[tuple[str, bytes]] = []
         self._pending_size = 0
 
+    @property
+    def out_dir(self) -> str:
+        return self._stager.out_dir
+
     def sibling(self) -> InlineStager:
         """A stager for a forked child's files (Note [Split emission]), made before the
         fork.  On a first compile it writes into this stager's staging directory
