@@ -209,7 +209,7 @@ def _compile_recorded(
             depfile=args.depfile,
             outputs_list=args.outputs_list,
             extra_inputs=() if args.select is None else (str(args.select),),
-            jobs=_jobs_for(args.jobs, recording),
+            jobs=args.jobs,
             late=late,
             notify=_tell,
             profile=target.profile,
@@ -238,23 +238,6 @@ def _compile_recorded(
     print(printable(report.summary()))
     report_warnings(target, [*host_warnings, *context.warnings, *result.warnings], sys.stderr)
     return 0
-
-
-def _jobs_for(jobs: int | None, recording: Recording | None) -> int | None:
-    """``-j`` as given; else one process for a re-run over a recorded OUT.
-
-    Measured on torch's files after an edit of one default value
-    (docs/performance.md): ``-j 2`` gave the same wall time as ``-j 1`` for
-    0.4 s more CPU and 35 MB more memory with the helper processes of before,
-    and again with split emission (Note [Split emission]: 3.3 s against 2.8 s
-    user, wall no better on a loaded machine): the shares are balanced for a
-    cold compile, and a re-run with fragments has little emission left to
-    share.  A cold compile keeps the default of
-    :func:`~schemac.backends.driver.effective_jobs`.
-    """
-    if jobs is not None or recording is None or not recording.incremental:
-        return jobs
-    return 1
 
 
 COMPILE = Subcommand(

@@ -403,11 +403,12 @@ def test_the_check_and_the_record_share_one_run_key(
     assert noop.up_to_date(argv)  # the shared key is the one the next check computes
 
 
-def test_a_rerun_over_a_recorded_out_runs_in_one_process(
+def test_a_rerun_over_a_recorded_out_splits_as_a_cold_compile_does(
     toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # -j 2 would fork helpers for a module of any size (SERIAL_BELOW_FUNCTIONS = 0);
-    # a re-run after an edit, with no -j given, must not (cli_compile._jobs_for).
+    # SERIAL_BELOW_FUNCTIONS = 0: the default -j forks for a module of any size.
+    # A re-run after an edit takes the same default (docs/rebuild.md, "A re-run
+    # splits too"); -j 1 given forks nothing.
     from schemac.backends import driver
 
     monkeypatch.setattr(driver, "SERIAL_BELOW_FUNCTIONS", 0)
@@ -424,21 +425,21 @@ def test_a_rerun_over_a_recorded_out_runs_in_one_process(
         pytest.skip("needs os.fork and two cores")
 
     def argv(where: Path) -> list[str]:
-        # python and autograd: the late passes' worker is one of the helpers.
         words = _argv(toy, where)
         words[words.index(TARGETS)] = "python,autograd,schema"
         return words
 
     assert launcher.main(argv(out)) == 0
-    assert forks  # the cold compile used its helpers
+    assert forks  # the cold compile split
     forks.clear()
     path = toy / "native_functions.yaml"
     path.write_text(path.read_text() + "\n# an edit\n")
     assert launcher.main(argv(out)) == 0
-    assert forks == []
+    assert forks  # so does the re-run
+    forks.clear()
     path.write_text(path.read_text() + "\n# another edit\n")
-    assert launcher.main([*argv(out), "-j", "2"]) == 0
-    assert forks  # -j given: as asked
+    assert launcher.main([*argv(out), "-j", "1"]) == 0
+    assert forks == []  # -j given: as asked
 
 
 def _toy_module():  # type: ignore[no-untyped-def]
