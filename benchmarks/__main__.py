@@ -27,6 +27,7 @@ from pathlib import Path
 
 import benchmarks
 from benchmarks import Inputs, Skip, Stage, target_text
+from benchmarks.spawner import spawner
 
 #: In pipeline order; each is ``benchmarks.<name>``.
 MODULES: tuple[str, ...] = (
@@ -95,6 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", help="comma-separated module names (e.g. bench_aten)")
     args = parser.parse_args(argv)
+    # Before any bench grows this process: every timed child starts from it
+    # (benchmarks/spawner.py: a child's peak RSS counts its parent's otherwise).
+    spawner()
     reps = args.reps or (1 if args.quick else 5)
     inputs = Inputs.directory(args.input) if args.input else Inputs.torch()
     names = tuple(args.only.split(",")) if args.only else MODULES

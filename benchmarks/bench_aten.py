@@ -27,15 +27,13 @@ from __future__ import annotations
 import argparse
 import compileall
 import os
-import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import SRC, Inputs, Stage, median, scratch_dir, settle_file_system
+from benchmarks.spawner import spawner
 from schemac.backends.registry import NOT_IN_ALL, TARGET_NAMES
 from schemac.rebuild.fragments import FRAGMENTS_NAME
 from schemac.rebuild.state import STATE_NAME
@@ -75,22 +73,15 @@ class Rewrites:
 
 
 def run_child(argv: Sequence[str], cwd: Path, env: dict[str, str] | None = None) -> ChildRun:
-    """Run ``argv`` to completion; its own wall time, CPU time and peak RSS."""
+    """Run ``argv`` to completion; its own wall time, CPU time and peak RSS
+    (started by the bench's spawner: benchmarks/spawner.py says why)."""
     settle_file_system()
-    with tempfile.TemporaryFile() as stderr:
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            list(argv), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=stderr
-        )
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        if proc.returncode != 0:
-            stderr.seek(0)
-            tail = stderr.read().decode(errors="replace")[-2000:]
-            raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}:\n{tail}")
+    done = spawner().run(argv, cwd, env)
+    if done.returncode != 0:
+        tail = done.stderr.decode(errors="replace")[-2000:]
+        raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}:\n{tail}")
     # Linux reports ru_maxrss in KiB.
-    return ChildRun(wall, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024)
+    return ChildRun(done.wall, done.user, done.system, done.maxrss / 1024)
 
 
 def _torchgen_source(inputs: Inputs, scratch: Path) -> Path:

@@ -34,7 +34,6 @@ import importlib
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks import ROOT, Inputs, Skip, Stage, load_for_targets, scratch_dir, settle_file_system
+from benchmarks.spawner import spawner
 
 #: (wall seconds, CPU seconds) of one run.
 Timing = tuple[float, float]
@@ -203,12 +203,11 @@ def run_side(bench: TargetBench, side: str, inputs: Inputs, out: Path) -> SideRu
     assert inputs.derivatives is not None and inputs.deprecated is not None
     files = (inputs.native_functions, inputs.tags, inputs.derivatives, inputs.deprecated)
     command = [sys.executable, "-m", "benchmarks.side_process", bench.module, side, str(out)]
-    result = subprocess.run(
-        [*command, *map(str, files)], cwd=ROOT, capture_output=True, text=True, check=False
-    )
+    # Started by the spawner, so that its peak RSS is its own (benchmarks/spawner.py).
+    result = spawner().run([*command, *map(str, files)], ROOT, capture_stdout=True)
     if result.returncode != 0:
-        raise RuntimeError(f"{side} run failed:\n{result.stderr[-2000:]}")
-    timing = json.loads(result.stdout.strip().splitlines()[-1])
+        raise RuntimeError(f"{side} run failed:\n{result.stderr.decode(errors='replace')}")
+    timing = json.loads(result.stdout.decode().strip().splitlines()[-1])
     return float(timing["wall"]), float(timing["cpu"]), float(timing["peak_mib"])
 
 
