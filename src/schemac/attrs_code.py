@@ -46,7 +46,7 @@ import types
 from pathlib import Path
 from typing import Any
 
-from schemac.cachedir import cache_subdir, content_key
+from schemac.cachedir import cache_subdir, content_key, store
 
 #: Entries above which a save keeps only this run's (the dict would otherwise
 #: only grow as schemac's classes change).
@@ -132,15 +132,7 @@ class CodeCache:
         entries = {**self._stored, **self._used}
         if len(entries) > _MAX_ENTRIES:
             entries = dict(self._used)
-        import tempfile
-
-        try:
-            handle, temporary = tempfile.mkstemp(prefix=".attrs-", dir=self.path.parent)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(marshal.dumps(entries))
-            os.replace(temporary, self.path)
-        except OSError:
-            pass
+        store(self.path, marshal.dumps(entries))
 
 
 def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeType, int]:

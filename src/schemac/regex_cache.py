@@ -37,14 +37,13 @@ This module imports nothing from schemac but :mod:`schemac.cachedir`.
 from __future__ import annotations
 
 import marshal
-import os
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from schemac.cachedir import cache_subdir, content_key
+from schemac.cachedir import cache_subdir, content_key, store
 
 _FORMAT = "schemac-regex 2"
 #: Entries above which a save keeps only this run's.
@@ -133,16 +132,11 @@ class RegexCache:
         entries = {**self._stored, **self._used}
         if len(entries) > _MAX_ENTRIES:
             entries = dict(self._used)
-        import tempfile
-
         try:
             data = marshal.dumps(entries)
-            handle, temporary = tempfile.mkstemp(prefix=".regex-", dir=self.path.parent)
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.replace(temporary, self.path)
-        except (OSError, ValueError):
-            pass
+        except ValueError:
+            return
+        store(self.path, data)
 
 
 def _well_formed(entry: object) -> bool:

@@ -130,6 +130,20 @@ def test_split_reruns_equal_cold_compiles_and_rewrite_only_what_differs(
     assert _stamps(out) == before
 
 
+def _spy_on_fragment_lookups(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, bool]]:
+    """(unit, found?) of every fragment lookup this process's record makes from now on."""
+    lookups: list[tuple[str, bool]] = []
+    fragment = compile_record.Recording.fragment
+
+    def spied(self: compile_record.Recording, unit: str, local: str) -> str | None:
+        found = fragment(self, unit, local)
+        lookups.append((unit, found is not None))
+        return found
+
+    monkeypatch.setattr(compile_record.Recording, "fragment", spied)
+    return lookups
+
+
 def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     split_toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -148,15 +162,7 @@ def test_the_fragments_the_child_rendered_are_kept_for_the_next_run(
     assert stored.valid
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
 
-    lookups: list[tuple[str, bool]] = []
-    fragment = compile_record.Recording.fragment
-
-    def spied(self: compile_record.Recording, unit: str, local: str) -> str | None:
-        found = fragment(self, unit, local)
-        lookups.append((unit, found is not None))
-        return found
-
-    monkeypatch.setattr(compile_record.Recording, "fragment", spied)
+    lookups = _spy_on_fragment_lookups(monkeypatch)
     yaml = split_toy / "native_functions.yaml"
     yaml.write_text(yaml.read_text().replace("float high=1.0", "float high=2.0", 1))
     # Every queued unit in this process, where the lookups are seen.
@@ -206,15 +212,7 @@ def test_a_compaction_keeps_every_fragment_either_process_used(
     key = lambda: fingerprint.run_key(_argv(split_toy, out))  # noqa: E731
     previous = read_previous(str(out), key)
     assert previous is not None and len(previous.fragments) == 1  # compacted
-    lookups: list[tuple[str, bool]] = []
-    fragment = compile_record.Recording.fragment
-
-    def spied(self: compile_record.Recording, unit: str, local: str) -> str | None:
-        found = fragment(self, unit, local)
-        lookups.append((unit, found is not None))
-        return found
-
-    monkeypatch.setattr(compile_record.Recording, "fragment", spied)
+    lookups = _spy_on_fragment_lookups(monkeypatch)
     monkeypatch.setattr(split, "PIN_TO_CHILD", lambda unit: False)  # lookups seen here
     yaml.write_text(yaml.read_text().replace("float high=2.0", "float high=3.0", 1))
     assert launcher.main(_argv(split_toy, out)) == 0
