@@ -66,3 +66,15 @@ def test_a_small_compile_whose_schemas_take_the_shortcuts_loads_no_lark(tmp_path
     assert [m for m in loaded if not m.startswith("schemac")] == []
     assert "schemac.frontend.schema_transformer" not in loaded
     assert "schemac.frontend.schema_syntax" not in loaded
+
+
+def test_loading_torchs_yaml_loads_no_lark() -> None:
+    # Every schema of torch's native_functions.yaml takes the piecewise parse:
+    # annotations that say what the alias set becomes (`Tensor(a -> *) self`)
+    # and string defaults with escapes (`_test_string_default`) included.
+    # Lark would cost every torch compile ~6 MiB and ~35 ms of imports.
+    check = "from schemac.launcher import main\nassert main(['check', '--torch']) == 0"
+    _loaded_after(check, ("lark",))  # stores the terminal patterns if they are not cached
+    loaded = _loaded_after(check, ("lark", "schemac"))
+    assert [m for m in loaded if not m.startswith("schemac")] == []
+    assert "schemac.frontend.schema_syntax" not in loaded

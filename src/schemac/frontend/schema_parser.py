@@ -478,7 +478,9 @@ def _shortcut_type(match: re.Match[str], offset: int) -> tuple[Type, Annotation 
     # The annotation's span is its alias set's: the letter after "Type(".
     column = offset + len(type_name) + 2
     span = Span("", 1, column, 1, column + 1)
-    return ty, Annotation((alias,), match.group("write") is not None, (), span)
+    becomes = match.groupdict().get("after")
+    after = () if becomes is None else tuple(becomes.split("|"))
+    return ty, Annotation((alias,), match.group("write") is not None, after, span)
 
 
 #: The role of an argument piece in sorting arguments into sections.
@@ -542,8 +544,10 @@ def _moved_annotation(annotation: Annotation, file: str, line: int, start: int) 
     )
 
 
-#: A default string literal that cannot contain a separator of Note [Piecewise parsing].
-_PLAIN_LITERAL = re.compile(r"""(?<==)(?:"[^"\\,()]*"|'[^'\\,()]*')""")
+#: A default string literal that cannot contain a separator of Note [Piecewise parsing]:
+#: no comma or parenthesis, escaped or not (a backslash takes the character after it,
+#: so an escaped quote does not end the literal).
+_PLAIN_LITERAL = re.compile(r"""(?<==)(?:"(?:[^"\\,()]|\\[^,()])*"|'(?:[^'\\,()]|\\[^,()])*')""")
 
 
 def _literals_hold_no_separator(text: str) -> bool:
@@ -574,7 +578,9 @@ def _argument_shape(t: dict[str, str]) -> re.Pattern[str]:
     See ``_plain_argument``.
     """
     default = f"(?:{t['NUMBER']})|(?:{t['STRING']})|(?:{t['LIST']})|(?:{t['ARG_NAME']})"
-    return re.compile(rf"{_type_shape(t)} (?P<name>{t['ARG_NAME']})(?:=(?P<default>{default}))?")
+    return re.compile(
+        rf"{_type_shape(t, after=True)} (?P<name>{t['ARG_NAME']})(?:=(?P<default>{default}))?"
+    )
 
 
 def _return_shape(t: dict[str, str]) -> re.Pattern[str]:
@@ -582,9 +588,20 @@ def _return_shape(t: dict[str, str]) -> re.Pattern[str]:
     return re.compile(rf"{_type_shape(t)}(?: (?P<name>{t['ARG_NAME']}))?")
 
 
-def _type_shape(t: dict[str, str]) -> str:
+def _type_shape(t: dict[str, str], *, after: bool = False) -> str:
+    """A built-in type, an optional one-letter annotation, its suffixes.
+
+    ``after``: the annotation may also say what the alias set becomes
+    (``Tensor(a -> *)``, torch's one such argument; an annotation's span is
+    its alias set's either way).  Returns keep the narrower shape: where an
+    unnamed annotated return ends is only checked for the short annotation.
+    """
     suffix = rf"\?|\[(?:{t['SIZE']})?\]"
-    annotation = rf"(?:\((?P<alias>{t['ALIAS']})(?P<write>!)?\))?"
+    becomes = ""
+    if after:
+        aliases = rf"{t['ALIAS']}(?:\|{t['ALIAS']})*"
+        becomes = rf"(?:{t['ALIAS_ARROW']}(?P<after>{t['STAR']}|{aliases}))?"
+    annotation = rf"(?:\((?P<alias>{t['ALIAS']})(?P<write>{t['WRITE']})?{becomes}\))?"
     return rf"(?P<type>{t['TYPE_NAME']}){annotation}(?P<suffixes>(?:{suffix})*)"
 
 
