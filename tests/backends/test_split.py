@@ -45,7 +45,7 @@ def test_the_plan_holds_every_emit_call_once_the_queue_largest_first(targets: li
     plan = plan_split(units)
     assert plan is not None
     assert sorted(plan.queued, key=lambda u: u.position) == list(units)
-    costs = [u.cost for u in plan.queued]
+    costs = [sum(u.cost for u in lot) for lot in plan.lots]
     assert costs == sorted(costs, reverse=True)
 
 
@@ -250,6 +250,14 @@ def test_the_headers_halves_are_one_entry_among_other_targets() -> None:
         assert plan is not None
         names = [[u.backend.name for u in lot] for lot in plan.lots]
         assert ["aten-aggregate-headers", "aten-headers"] in names
+
+
+def test_the_autograd_halves_are_one_entry_among_other_targets() -> None:
+    # Apart they would make the operator plans both read twice (JOINT_UNITS);
+    # -t autograd alone keeps them apart (test_autograd_alone_is_made_in_two_halves).
+    plan = plan_split(emission_units(list(TARGET_NAMES)))
+    assert plan is not None
+    assert ["autograd", "autograd-kernels"] in [[u.backend.name for u in lot] for lot in plan.lots]
 
 
 def test_a_first_compiles_child_stages_into_the_parents_directory(tmp_path: Path) -> None:

@@ -111,12 +111,14 @@ def emission_units(targets: Sequence[str]) -> tuple[Unit, ...]:
 
 #: Emit calls that read one catalog and view table: in one process the second
 #: reuses what the first computed (-t headers' two halves: 0.7 and 0.8 s alone,
-#: 1.3 s together).  They are queued as one entry, which one process takes
+#: 1.3 s together; autograd's two halves share their operator plans, ~0.065 s).
+#: They are queued as one entry, which one process takes
 #: whole, unless they cost more than every other call of the run together:
 #: then that process would emit them while the other one idles, and they go
-#: apart (``-t headers`` alone; ``-t all`` keeps them together).
+#: apart (``-t headers`` or ``-t autograd`` alone; ``-t all`` keeps them together).
 JOINT_UNITS: tuple[frozenset[str], ...] = (
     frozenset({"headers/aten-aggregate-headers", "headers/aten-headers"}),
+    frozenset({"autograd/autograd", "autograd/autograd-kernels"}),
 )
 
 
