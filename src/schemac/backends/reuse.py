@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -151,9 +151,16 @@ class Fragments:
 class FileReuse(FragmentStore, Protocol):
     """What the driver asks of a run that may keep files and fragments (``compile_record``)."""
 
-    def keep(self, target: str, path: str, local: str) -> bool:
-        """Whether OUT still holds the file ``path`` of ``target`` as last rendered
-        with local key ``local``; the answer is remembered for the next run's state."""
+    def keep(self, unit: str, path: str, local: str) -> bool:
+        """Whether OUT still holds the file ``path`` of ``unit`` (``target/backend``)
+        as last rendered with local key ``local``; the answer is remembered for
+        the next run's state."""
+        ...
+
+    def kept_units(self) -> Mapping[str, Sequence[str]]:
+        """The emit calls (``target/backend``) of targets still run whose files
+        OUT holds as this run would write them, with those files' paths
+        (Note [Unit reuse] in :mod:`schemac.rebuild.reuse`)."""
         ...
 
     def child_handover(self) -> object | None:

@@ -22,6 +22,22 @@ do not declare; a registry entry that declares nothing reads everything),
 and which other targets are compiled beside it changes only which passes
 run, never the facts it reads.  ``tests/rebuild/test_incremental.py``
 compares incremental and cold output on random edits of torch's YAML.
+
+Note [Unit reuse]
+~~~~~~~~~~~~~~~~~
+The same holds for each emit call of a target, a *unit* (``target/backend``,
+``registry.fragment_unit``): the state keeps a unit key per unit (over the
+files that backend reads) and records which unit wrote each file.  A target
+all of whose units are unchanged is reused as above; of the others, each
+unchanged unit whose files are all still as recorded is skipped by the
+driver, which keeps its files (``FileReuse.kept_units``) as it keeps a
+deferred file: added to the output set without text, so that paths are
+checked as in a cold run, listed in the manifest and counted as unchanged.
+So after an edit of a derivative formula the ``python`` target runs its
+autograd-node getters (they read derivatives.yaml) and keeps its bindings
+(which do not).  The passes still run for the whole target: a unit reads
+the facts its target's passes provide, and a skipped unit's passes cost
+little beside its emission.
 """
 
 from __future__ import annotations
@@ -44,11 +60,11 @@ class Previous:
     def __init__(self, text: str) -> None:
         #: path -> SHA-256 of each file it read.
         self.inputs: dict[str, str] = {}
-        #: target -> unit key.
+        #: unit (``target/backend``) -> unit key.
         self.units: dict[str, str] = {}
-        #: target -> (out record, path in OUT) of each file it wrote.
+        #: unit -> (out record, path in OUT) of each file it wrote.
         self.outputs: dict[str, list[tuple[str, str]]] = {}
-        #: path in OUT -> (target, file key, out record) of each deferred file.
+        #: path in OUT -> (unit, file key, out record) of each deferred file.
         self.file_keys: dict[str, tuple[str, str, str]] = {}
         #: The segments of OUT/.schemac-fragments (Note [Fragment segments]).
         self.fragments: list[Segment] = []
@@ -80,13 +96,14 @@ def read_previous(out_dir: str, key: Callable[[], str]) -> Previous | None:
     return None if body is None else Previous(body)
 
 
-def unit_key(run_key: str, target: str, digests: Mapping[str, str], unread: Collection[str]) -> str:
-    """The unit key of ``target``: see Note [Target reuse].
+def unit_key(run_key: str, unit: str, digests: Mapping[str, str], unread: Collection[str]) -> str:
+    """The unit key of ``unit`` (a target, or ``target/backend``): see Note
+    [Target reuse] and Note [Unit reuse].
 
     ``digests``: path -> SHA-256 of every input; ``unread``: the paths of the
-    module's input files the target's backends do not read.
+    module's input files the unit's backends do not read.
     """
-    digest = hashlib.sha256(f"{run_key}\0{target}\0".encode())
+    digest = hashlib.sha256(f"{run_key}\0{unit}\0".encode())
     for path in sorted(digests):
         if path not in unread:
             digest.update(f"{path}\0{digests[path]}\0".encode("utf-8", "surrogateescape"))
@@ -101,10 +118,10 @@ def file_key(context: str, path: str, local: str) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def file_intact(previous: Previous, out_dir: str, target: str, path: str, key: str) -> bool:
-    """Whether OUT holds ``path`` as the last run wrote it for ``target`` with file key ``key``."""
+def file_intact(previous: Previous, out_dir: str, unit: str, path: str, key: str) -> bool:
+    """Whether OUT holds ``path`` as the last run wrote it for ``unit`` with file key ``key``."""
     found = previous.file_keys.get(path)
-    if found is None or found[0] != target or found[1] != key:
+    if found is None or found[0] != unit or found[1] != key:
         return False
     return output_intact(out_dir, found[2], path)
 
@@ -120,11 +137,11 @@ def current_digests(paths: Collection[str]) -> dict[str, str] | None:
     return digests
 
 
-def reusable_files(previous: Previous, out_dir: str, target: str, key: str) -> list[str] | None:
-    """The paths ``target`` wrote last time if they may stay as they are, else None."""
-    if previous.units.get(target) != key or target not in previous.outputs:
+def reusable_files(previous: Previous, out_dir: str, unit: str, key: str) -> list[str] | None:
+    """The paths ``unit`` wrote last time if they may stay as they are, else None."""
+    if previous.units.get(unit) != key or unit not in previous.outputs:
         return None
-    records = previous.outputs[target]
+    records = previous.outputs[unit]
     if not all(output_intact(out_dir, record, path) for record, path in records):
         return None
     return [path for _, path in records]

@@ -8,15 +8,16 @@ The layout, one record a line (UTF-8)::
     files <n>                               how many generated files OUT holds for this run
     in <sha256> <TAB> <absolute path>       a file the compile read
     dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
-    unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
+    unit <target>/<backend> <key>           an emit call's reuse key (:mod:`.reuse`)
     frag <sha256> <size>                    a segment of OUT/.schemac-fragments, in file order
     fctx <unit> <key>                       the context of the segment's records of <unit>
 
 (``frag`` and ``fctx``: Note [Fragment segments] in :mod:`.fragments`.)
-    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <file key or -> <TAB> <path>
+    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <unit or -> <file key or -> <TAB> <path>
     aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
-``out`` lines cover the generated files (with the target that made them and,
+``out`` lines cover the generated files (with the emit call that made them,
+``target/backend``, and,
 for a file a backend deferred, its file key: Note [File reuse] in
 ``schemac.backends.reuse``) and the manifest (target ``-``).  Their SHA-256 is
 written only for racy files (Note [Up-to-date check]): those whose mtime or
@@ -77,8 +78,8 @@ def write_state(
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
-    ``generated`` are (path in OUT, target, file key or "") triples, ``bookkeeping`` paths in
-    OUT; ``units`` each target's reuse key; ``expected(path)`` gives
+    ``generated`` are (path in OUT, unit, file key or "") triples, ``bookkeeping`` paths in
+    OUT; ``units`` each unit's reuse key; ``expected(path)`` gives
     a generated file's intended bytes, or their SHA-256 in hex (hashed for
     racy files instead of what is on disk, which someone may have changed
     already).  Nothing is
