@@ -138,3 +138,28 @@ def test_an_edit_every_backend_reads_emits_them_all(
     assert launcher.main(_argv(toy, out)) == 0
     assert emitted == ["python-bindings", "python-autograd-nodes"]
     assert _files(out) == _cold(toy, tmp_path / "cold")
+
+
+def test_a_unit_that_wrote_no_file_is_reused_too(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without a backend YAML the backend stubs write nothing; after an edit they
+    # do not read they are not run again either.
+    from schemac.backends.backend_stubs.backend import BackendStubsBackend
+
+    calls: list[str] = []
+    original = BackendStubsBackend.emit
+
+    def emit(self: BackendStubsBackend, module: Module, options: EmitOptions) -> object:
+        calls.append(options.target)
+        return original(self, module, options)
+
+    monkeypatch.setattr(BackendStubsBackend, "emit", emit)
+    argv = [*_argv(toy, tmp_path / "out")]
+    argv[argv.index("schema,python")] = "schema,python,backend"
+    assert launcher.main(argv) == 0
+    assert calls == ["backend"]
+    assert not [p for p in _files(tmp_path / "out") if "Native" in p]
+    _edit_derivatives(toy)
+    assert launcher.main(argv) == 0
+    assert calls == ["backend"]
