@@ -13,18 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from out_trees import contents, stats
 from schemac import launcher
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.python.backend import PythonBindingsBackend, PythonNodesBackend
 from schemac.backends.registry import EmitOptions
 from schemac.ir.module import Module
 from schemac.rebuild import noop
-from schemac.rebuild.fragments import FRAGMENTS_NAME
-from schemac.rebuild.state import STATE_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
-BOOKKEEPING = frozenset({STATE_NAME, FRAGMENTS_NAME})
 
 
 @pytest.fixture
@@ -49,22 +47,6 @@ def _argv(toy: Path, out: Path) -> list[str]:
     ]
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
-
-
-def _stats(root: Path) -> dict[str, tuple[int, int, int]]:
-    return {
-        str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns, p.stat().st_ctime_ns)
-        for p in sorted(root.rglob("*"))
-        if p.name not in BOOKKEEPING
-    }
-
-
 @pytest.fixture
 def emitted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The names of the python backends that emit, in order, from now on."""
@@ -84,7 +66,7 @@ def emitted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def _cold(toy: Path, where: Path) -> dict[str, bytes]:
     assert launcher.main(_argv(toy, where)) == 0
-    return _files(where)
+    return contents(where)
 
 
 def _edit_derivatives(toy: Path) -> None:
@@ -98,16 +80,16 @@ def test_an_edit_of_derivatives_emits_only_the_backends_that_read_it(
     out = tmp_path / "out"
     assert launcher.main(_argv(toy, out)) == 0
     assert emitted == ["python-bindings", "python-autograd-nodes"]
-    bindings = [p for p in _files(out) if p.startswith("python/python_torch_functions")]
+    bindings = [p for p in contents(out) if p.startswith("python/python_torch_functions")]
     assert bindings, "the toy library binds torch functions"
-    before = _stats(out)
+    before = stats(out)
     _edit_derivatives(toy)
     emitted.clear()
     assert launcher.main(_argv(toy, out)) == 0
     assert emitted == ["python-autograd-nodes"]
-    assert _files(out) == _cold(toy, tmp_path / "cold")
+    assert contents(out) == _cold(toy, tmp_path / "cold")
     # The kept bindings were not touched, and the state records them: the next run is a no-op.
-    assert all(_stats(out)[p] == before[p] for p in bindings)
+    assert all(stats(out)[p] == before[p] for p in bindings)
     assert noop.up_to_date(_argv(toy, out))
 
 
@@ -116,13 +98,13 @@ def test_a_kept_units_file_deleted_sends_that_unit_the_full_way(
 ) -> None:
     out = tmp_path / "out"
     assert launcher.main(_argv(toy, out)) == 0
-    victim = next(p for p in _files(out) if p.startswith("python/python_torch_functions"))
+    victim = next(p for p in contents(out) if p.startswith("python/python_torch_functions"))
     (out / victim).unlink()
     _edit_derivatives(toy)
     emitted.clear()
     assert launcher.main(_argv(toy, out)) == 0
     assert emitted == ["python-bindings", "python-autograd-nodes"]
-    assert _files(out) == _cold(toy, tmp_path / "cold")
+    assert contents(out) == _cold(toy, tmp_path / "cold")
 
 
 def test_an_edit_every_backend_reads_emits_them_all(
@@ -137,7 +119,7 @@ def test_an_edit_every_backend_reads_emits_them_all(
     emitted.clear()
     assert launcher.main(_argv(toy, out)) == 0
     assert emitted == ["python-bindings", "python-autograd-nodes"]
-    assert _files(out) == _cold(toy, tmp_path / "cold")
+    assert contents(out) == _cold(toy, tmp_path / "cold")
 
 
 def test_a_unit_that_wrote_no_file_is_reused_too(
@@ -159,7 +141,7 @@ def test_a_unit_that_wrote_no_file_is_reused_too(
     argv[argv.index("schema,python")] = "schema,python,backend"
     assert launcher.main(argv) == 0
     assert calls == ["backend"]
-    assert not [p for p in _files(tmp_path / "out") if "Native" in p]
+    assert not [p for p in contents(tmp_path / "out") if "Native" in p]
     _edit_derivatives(toy)
     assert launcher.main(argv) == 0
     assert calls == ["backend"]
