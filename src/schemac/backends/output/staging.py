@@ -14,7 +14,6 @@ directory, which :meth:`Stager.discard` removes if the compile fails.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
@@ -23,6 +22,7 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.output.lock import OutPlaces
+from schemac.digests import hasher, hex_of
 
 #: Status letters of a staged file.
 CREATED, UPDATED, UNCHANGED = "c", "u", "="
@@ -38,9 +38,9 @@ class Staged:
 
     staging: str | None
     status: dict[str, str] = attrs.field(eq=False)
-    #: path -> SHA-256 (hex) of the bytes staged or found unchanged, for the
-    #: files an :class:`InlineStager` staged, so that the emitting
-    #: process need not keep their texts; empty when staged in line.
+    #: path -> digest (:func:`schemac.digests.hex_of`) of the bytes staged or
+    #: found unchanged, for the files an :class:`InlineStager` staged, so that
+    #: the emitting process need not keep their texts; empty when staged in line.
     digests: dict[str, str] = attrs.field(factory=dict, eq=False)
 
 
@@ -120,8 +120,8 @@ def same_text(path: str, text: str) -> bool:
 
 
 def write_new_text(path: str, text: str) -> str:
-    """:func:`write_new_file` of an ASCII ``text`` a chunk at a time; the bytes' SHA-256."""
-    digest = hashlib.sha256()
+    """:func:`write_new_file` of an ASCII ``text`` a chunk at a time; the bytes' digest."""
+    digest = hasher()
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         for chunk in _chunks(text):
@@ -135,8 +135,8 @@ def write_new_text(path: str, text: str) -> str:
 
 
 def text_digest(text: str) -> str:
-    """The SHA-256 of ``text``'s UTF-8 bytes, encoding a chunk at a time."""
-    digest = hashlib.sha256()
+    """The digest of ``text``'s UTF-8 bytes, encoding a chunk at a time."""
+    digest = hasher()
     for chunk in _chunks(text):
         digest.update(chunk)
     return digest.hexdigest()
@@ -174,7 +174,7 @@ class Stager:
 
     def add_text(self, path: str, text: str) -> str:
         """:meth:`add` for a large ASCII ``text``, never encoded whole; the
-        SHA-256 of its bytes (Note [Large texts staged in chunks])."""
+        digest of its bytes (Note [Large texts staged in chunks])."""
         if not self.first_compile:
             destination = f"{self.out_dir}/{path}"
             if same_text(destination, text):
@@ -231,7 +231,7 @@ class InlineStager:
 
     ``add`` returns the paths whose bytes it now holds (the caller drops their texts, Note
     [Texts handed over] in :mod:`schemac.backends.driver`), ``result`` what was
-    staged with the SHA-256 of every file's bytes (the no-op record needs the
+    staged with the digest of every file's bytes (the no-op record needs the
     intended bytes of the racy ones), ``discard`` removes it all.  Files are
     staged in batches of about :data:`INLINE_BATCH` bytes: the emitting process
     never holds every text at once (for ``-t headers`` the ~23 MB of texts
@@ -297,7 +297,7 @@ class InlineStager:
         pending, self._pending, self._pending_size = self._pending, [], 0
         for path, data in pending:
             self._stager.add(path, data)
-            self._digests[path] = hashlib.sha256(data).hexdigest()
+            self._digests[path] = hex_of(data)
 
     def result(self) -> Staged:
         self._flush()
