@@ -421,7 +421,7 @@ class Recording:
 def _expected_bytes(
     by_path: Mapping[str, object], digests: Mapping[str, str]
 ) -> Callable[[str], bytes | str | None]:
-    """A generated file's bytes, or their digest when a stager took
+    """A generated file's bytes, or their digest ("" if unhashed) when a stager took
     the bytes (Note [Texts handed over] in :mod:`schemac.backends.driver`)."""
 
     def expected(path: str) -> bytes | str | None:

@@ -76,6 +76,48 @@ def test_a_racy_file_is_recorded_with_the_digest_given(tmp_path: Path) -> None:
     assert state._check_body(str(tmp_path), f"files 2\n{body}") == 2
 
 
+def test_a_racy_file_found_unchanged_unhashed_is_not_recorded(tmp_path: Path) -> None:
+    """Note [Settled files go unhashed]: with no digest of the intended bytes, a
+    racy file is never recorded with what is on disk; a settled one needs none."""
+    (tmp_path / "a.h").write_text("int a;\n")
+    outputs = [("a.h", "headers", "")]
+    unhashed = {"a.h": staging.UNHASHED}.get
+    assert state._body(tmp_path, 0, [], {}, outputs, [], unhashed, {}, {}) is None
+    settled = state._body(tmp_path, 1 << 62, [], {}, outputs, [], unhashed, {}, {})
+    assert settled is not None and settled.split()[5] == "-"
+
+
+def test_only_files_found_unchanged_with_settled_times_go_unhashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = "x" * staging.TEXT_CHUNK
+    out = tmp_path / "out"
+    out.mkdir()
+    for name, text in (("same.h", "int a;\n"), ("big.h", big), ("other.h", "old\n")):
+        (out / name).write_text(text)
+
+    def staged() -> dict[str, str]:
+        stager = staging.InlineStager(str(out))
+        stager.add_text("same.h", "int a;\n")
+        stager.add_text("big.h", big)
+        stager.add_text("other.h", "new\n")
+        stager.add_text("new.h", "int n;\n")
+        result = stager.result()
+        stager.discard()
+        return result.digests
+
+    hashed = {
+        "same.h": hex_of(b"int a;\n"),
+        "big.h": hex_of(big.encode()),
+        "other.h": hex_of(b"new\n"),
+        "new.h": hex_of(b"int n;\n"),
+    }
+    assert staged() == hashed  # just written: not settled
+    monkeypatch.setattr(staging, "SETTLED_NS", -(1 << 62))  # any time is settled
+    unchanged = {"same.h": staging.UNHASHED, "big.h": staging.UNHASHED}
+    assert staged() == {**hashed, **unchanged}  # written or new files are still hashed
+
+
 def test_in_line_staging_writes_a_batch_once_it_is_full(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

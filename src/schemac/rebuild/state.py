@@ -83,7 +83,8 @@ def write_state(
     OUT; ``units`` each target's reuse key; ``expected(path)`` gives
     a generated file's intended bytes, or their digest in hex (hashed for
     racy files instead of what is on disk, which someone may have changed
-    already).  Nothing is
+    already), or "" when the compile did not hash them (then a racy file is
+    not recorded).  Nothing is
     recorded, and any older state removed, when a path cannot be written
     down or an input cannot be read: the next run is then a full one.
     ``unchanged``: path -> the last state's ``out`` record of each file this
@@ -238,6 +239,12 @@ def _lines(
         digest = "-"
         if max(mtime, ctime) >= racy_from:
             data = expected(relative) if target else None
+            if data == "":
+                # A file found unchanged with settled times, so not hashed, that
+                # something wrote since (Note [Settled files go unhashed] in
+                # schemac.backends.output.staging): what is on disk may not be
+                # what the compile meant, so nothing is recorded.
+                raise _Unrecordable
             if isinstance(data, str):
                 digest = data
             elif data is not None:
