@@ -438,7 +438,7 @@ class Recording:
             self._contexts.get(t, c) == c for t, c in contexts.items()
         ):
             # The inputs are those keep() keyed against: its keys stand (7,574
-            # SHA-256s of torch's -t all not made twice).
+            # digests of torch's -t all not made twice).
             keys = self._keys
         else:
             keys = {}
@@ -453,7 +453,7 @@ class Recording:
 def _expected_bytes(
     by_path: Mapping[str, object], digests: Mapping[str, str]
 ) -> Callable[[str], bytes | str | None]:
-    """A generated file's bytes, or their SHA-256 when a stager took
+    """A generated file's bytes, or their digest ("" if unhashed) when a stager took
     the bytes (Note [Texts handed over] in :mod:`schemac.backends.driver`)."""
 
     def expected(path: str) -> bytes | str | None:

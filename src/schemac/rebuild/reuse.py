@@ -7,7 +7,7 @@ depends on (``BackendEntry.reads``): the ATen backends read
 ``native_functions.yaml`` and ``tags.yaml``, the autograd ones
 ``derivatives.yaml`` too, the Python bindings ``deprecated.yaml``.  A
 target's *unit key* hashes the run key (Note [Up-to-date check]), the
-target's name and the SHA-256 of every input the last run read except the
+target's name and the digest of every input the last run read except the
 module's input files none of the target's backends reads.  When a compile
 finds, in OUT's state, the same unit key for a target and every file that
 target wrote still as recorded, the target is not emitted again: its files
@@ -42,8 +42,7 @@ little beside its emission.
 
 from __future__ import annotations
 
-import hashlib
-
+from schemac.digests import hasher, hex_of
 from schemac.rebuild.fragments import Segment
 from schemac.rebuild.inputs import file_digest
 from schemac.rebuild.state import output_intact, read_body
@@ -58,7 +57,7 @@ class Previous:
     """What OUT's state says the last compile (with the same run key) read and wrote."""
 
     def __init__(self, text: str) -> None:
-        #: path -> SHA-256 of each file it read.
+        #: path -> digest of each file it read.
         self.inputs: dict[str, str] = {}
         #: unit (``target/backend``) -> unit key.
         self.units: dict[str, str] = {}
@@ -100,10 +99,10 @@ def unit_key(run_key: str, unit: str, digests: Mapping[str, str], unread: Collec
     """The unit key of ``unit`` (a target, or ``target/backend``): see Note
     [Target reuse] and Note [Unit reuse].
 
-    ``digests``: path -> SHA-256 of every input; ``unread``: the paths of the
+    ``digests``: path -> digest of every input; ``unread``: the paths of the
     module's input files the unit's backends do not read.
     """
-    digest = hashlib.sha256(f"{run_key}\0{unit}\0".encode())
+    digest = hasher(f"{run_key}\0{unit}\0".encode())
     for path in sorted(digests):
         if path not in unread:
             digest.update(f"{path}\0{digests[path]}\0".encode("utf-8", "surrogateescape"))
@@ -115,7 +114,7 @@ def file_key(context: str, path: str, local: str) -> str:
     but the files its inputs cover, :func:`unit_key`), its path and the local key
     its backend computed (Note [File reuse] in ``schemac.backends.reuse``)."""
     data = f"{context}\0{path}\0{local}".encode("utf-8", "surrogateescape")
-    return hashlib.sha256(data).hexdigest()
+    return hex_of(data)
 
 
 def file_intact(previous: Previous, out_dir: str, unit: str, path: str, key: str) -> bool:
@@ -127,7 +126,7 @@ def file_intact(previous: Previous, out_dir: str, unit: str, path: str, key: str
 
 
 def current_digests(paths: Collection[str]) -> dict[str, str] | None:
-    """SHA-256 of each file now; None if one cannot be read."""
+    """The digest of each file now; None if one cannot be read."""
     digests: dict[str, str] = {}
     for path in paths:
         digest = file_digest(path)
