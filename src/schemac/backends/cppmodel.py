@@ -100,14 +100,10 @@ def cpp_string_literal(text: str) -> str:
     """
     # Nearly every literal (schemas, names) has nothing to escape, and the
     # pattern's scan, slowed by its lookbehind, costs ~3 us a schema to say so.
-    plain = text.isascii() and text.isprintable() and "??" not in text
-    if plain and not _ESCAPED_IN_PRINTABLE.intersection(text):
+    printable = text.isascii() and text.isprintable()
+    if printable and '"' not in text and "\\" not in text and "??" not in text:
         return f'"{text}"'
     return '"' + _NEEDS_ESCAPE.sub(_escape, text) + '"'
-
-
-#: The printable ASCII characters that :data:`_NEEDS_ESCAPE` matches alone.
-_ESCAPED_IN_PRINTABLE = frozenset('"\\')
 
 
 #: A character that cannot stand for itself: not printable ASCII, ``"``, ``\``,
