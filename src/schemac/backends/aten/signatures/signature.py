@@ -26,6 +26,8 @@ class Signature:
     # several files, and the joins were most of the cost of each print.
     _decl_params: str | None = attrs.field(init=False, default=None, eq=False, repr=False)
     _defn_params: str | None = attrs.field(init=False, default=None, eq=False, repr=False)
+    #: ``decl()`` itself, which the per-key headers print once per key.
+    _decl: str | None = attrs.field(init=False, default=None, eq=False, repr=False)
 
     def _head(self, name: str | None, params: str, redispatch: bool) -> str:
         if redispatch:
@@ -35,11 +37,17 @@ class Signature:
 
     def decl(self, name: str | None = None, *, redispatch: bool = False) -> str:
         """``ret name(T a, T b=default)``; ``redispatch`` prepends the key set."""
+        plain = name is None and not redispatch
+        if plain and self._decl is not None:
+            return self._decl
         params = self._decl_params
         if params is None:
             params = ", ".join([p.decl() for p in self.params])
             object.__setattr__(self, "_decl_params", params)
-        return self._head(name, params, redispatch)
+        text = self._head(name, params, redispatch)
+        if plain:
+            object.__setattr__(self, "_decl", text)
+        return text
 
     def defn(self, name: str | None = None, *, redispatch: bool = False) -> str:
         params = self._defn_params
