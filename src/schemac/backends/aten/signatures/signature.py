@@ -23,11 +23,11 @@ class Signature:
     # The parameter lists as declarations and as definitions print them,
     # joined on first use: one signature is printed under several names (the
     # dispatcher's as ``call``, ``redispatch``, ``<op>::call`` ...) and in
-    # several files, and the joins were most of the cost of each print.
+    # several files, and the joins were most of the cost of each print.  Kept
+    # for the run (the view table keeps the signature), so where the two lists
+    # read alike (no parameter has a default) they are one string.
     _decl_params: str | None = attrs.field(init=False, default=None, eq=False, repr=False)
     _defn_params: str | None = attrs.field(init=False, default=None, eq=False, repr=False)
-    #: ``decl()`` itself, which the per-key headers print once per key.
-    _decl: str | None = attrs.field(init=False, default=None, eq=False, repr=False)
 
     def _head(self, name: str | None, params: str, redispatch: bool) -> str:
         if redispatch:
@@ -37,22 +37,20 @@ class Signature:
 
     def decl(self, name: str | None = None, *, redispatch: bool = False) -> str:
         """``ret name(T a, T b=default)``; ``redispatch`` prepends the key set."""
-        plain = name is None and not redispatch
-        if plain and self._decl is not None:
-            return self._decl
         params = self._decl_params
         if params is None:
             params = ", ".join([p.decl() for p in self.params])
+            if params == self._defn_params:
+                params = self._defn_params
             object.__setattr__(self, "_decl_params", params)
-        text = self._head(name, params, redispatch)
-        if plain:
-            object.__setattr__(self, "_decl", text)
-        return text
+        return self._head(name, params, redispatch)
 
     def defn(self, name: str | None = None, *, redispatch: bool = False) -> str:
         params = self._defn_params
         if params is None:
             params = ", ".join([p.defn() for p in self.params])
+            if params == self._decl_params:
+                params = self._decl_params
             object.__setattr__(self, "_defn_params", params)
         return self._head(name, params, redispatch)
 
