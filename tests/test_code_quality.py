@@ -17,15 +17,17 @@ SRC = ROOT / "src" / "schemac"
 # Release profiles sit beside the IR: every layer above reads them.
 ALLOWED_IMPORTS: dict[str, set[str]] = {
     "diagnostics": set(),
-    "cachedir": set(),
+    "digests": set(),
+    "cachedir": {"digests"},
     "version": set(),
-    # The no-op check runs before anything heavy is imported: stdlib and the version only.
-    "rebuild": {"version", "rebuild"},
+    # The no-op check runs before anything heavy is imported: stdlib, the version
+    # and the digests only.
+    "rebuild": {"version", "digests", "rebuild"},
     "ir": {"diagnostics", "ir"},
     "profiles": {"diagnostics", "ir", "profiles"},
     "frontend": {"diagnostics", "cachedir", "ir", "profiles", "version", "frontend"},
     "passes": {"diagnostics", "ir", "profiles", "passes"},
-    "backends": {"diagnostics", "cachedir", "ir", "profiles", "version", "backends"},
+    "backends": {"diagnostics", "cachedir", "digests", "ir", "profiles", "version", "backends"},
 }
 FORBIDDEN_EVERYWHERE = {"torch", "torchgen"}
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -78,3 +79,42 @@ def test_loading_torchs_yaml_loads_no_lark() -> None:
     loaded = _loaded_after(check, ("lark", "schemac"))
     assert [m for m in loaded if not m.startswith("schemac")] == []
     assert "schemac.frontend.schema_syntax" not in loaded
+
+
+# hashlib loads OpenSSL's libcrypto: ~3.5 MiB of every compile's peak memory,
+# more than `compile -t python` may spend over torchgen's (schemac.digests).
+_OPENSSL = ("hashlib", "_hashlib")
+
+
+def test_a_compile_and_its_reruns_load_no_openssl(tmp_path: Path) -> None:
+    # Cold, then an edited re-run over the same OUT (the state, the deferred
+    # files' keys and the fragments are read back), then a no-op.
+    toy = tmp_path / "toy"
+    shutil.copytree(ROOT / "examples" / "toyops", toy)
+    native = toy / "native_functions.yaml"
+
+    def compile_into(out: Path) -> str:
+        return (
+            "from schemac.launcher import main\n"
+            f"assert main(['compile', '{native}', '--tags', '{toy}/tags.yaml', "
+            f"'--derivatives', '{toy}/derivatives.yaml', '-t', 'all', '-o', '{out}'], "
+            "cache_code=True) == 0"
+        )
+
+    _loaded_after(compile_into(tmp_path / "first"), ())  # fills the caches (Lark's patterns)
+    out = tmp_path / "out"
+    assert _loaded_after(compile_into(out), _OPENSSL) == []
+    native.write_text(native.read_text() + "# an edit\n")
+    assert _loaded_after(compile_into(out), _OPENSSL) == []
+    assert _loaded_after(compile_into(out), _OPENSSL) == []
+
+
+def test_a_torch_python_compile_loads_no_openssl(tmp_path: Path) -> None:
+    # Issue #16's run: its peak memory is compared with torchgen's.
+    _loaded_after("from schemac.launcher import main\nassert main(['check', '--torch']) == 0", ())
+    statement = (
+        "from schemac.launcher import main\n"
+        f"assert main(['compile', '--torch', '-t', 'python', '-o', '{tmp_path / 'out'}'], "
+        "cache_code=True) == 0"
+    )
+    assert _loaded_after(statement, _OPENSSL) == []

@@ -28,7 +28,8 @@ the no-op check did not already end the run.  With ``SCHEMAC_NO_CACHE`` set,
 or an attrs that does not compile through a module-level ``compile``,
 nothing is installed.
 
-This module imports nothing from schemac but :mod:`schemac.cachedir`.
+This module imports nothing from schemac but :mod:`schemac.cachedir` and
+:mod:`schemac.digests`.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ import __future__
 
 import builtins
 import functools
-import hashlib
 import marshal
 import operator
 import os
@@ -47,11 +47,12 @@ from pathlib import Path
 from typing import Any
 
 from schemac.cachedir import cache_subdir, content_key, store
+from schemac.digests import hex_of
 
 #: Entries above which a save keeps only this run's (the dict would otherwise
 #: only grow as schemac's classes change).
 _MAX_ENTRIES = 4000
-_FORMAT = "schemac-attrs-code 4"
+_FORMAT = "schemac-attrs-code 5"
 #: What attrs names the methods of a class: ``<attrs generated methods
 #: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition; the
 #: ``__hash__`` it adds to its own classes alone is ``<attrs generated
@@ -110,7 +111,7 @@ class CodeCache:
                 number = None  # a class without a generated __hash__
         normal = source if number is None else source.replace(str(number), str(_STAND_IN))
         text = f"{mode}\0{flags}\0{filename}\0{normal}"
-        digest = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+        digest = hex_of(text.encode())
         code = _code(self._stored.get(digest))
         if code is None:
             code = _BUILTIN_COMPILE(normal, filename, mode, flags, True)

@@ -8,16 +8,18 @@ both Lark's tables and Mako's compiled templates are loaded as code.
 Setting ``SCHEMAC_NO_CACHE`` turns caching off; a directory that cannot be
 created means working without a cache, never an error.
 
-This module imports nothing from schemac, so every layer may use it.
+This module imports nothing from schemac but :mod:`schemac.digests`, so every
+layer may use it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
+
+from schemac.digests import hasher
 
 DISABLE_VARIABLE = "SCHEMAC_NO_CACHE"
 
@@ -37,7 +39,7 @@ def cache_subdir(*parts: str) -> Path | None:
 
 def content_key(pieces: Iterable[str | bytes]) -> str:
     """A short hex digest of ``pieces`` (order matters), for cache file names."""
-    digest = hashlib.sha256()
+    digest = hasher()
     for piece in pieces:
         data = piece.encode("utf-8") if isinstance(piece, str) else piece
         digest.update(len(data).to_bytes(8, "little"))

@@ -20,7 +20,7 @@ import attrs
 
 from schemac.backends.driver import CompileResult
 from schemac.backends.output import MANIFEST_NAME, CommitReport
-from schemac.backends.registry import SOURCE_KINDS, unit_reads
+from schemac.backends.registry import SOURCE_KINDS, backends_for, fragment_unit, unit_reads
 from schemac.ir.module import SourceFiles
 from schemac.rebuild.fingerprint import command_run_key
 from schemac.rebuild.fragments import (
@@ -53,6 +53,11 @@ def _covered_paths(sources: SourceFiles | None) -> frozenset[str]:
     return frozenset({os.path.abspath(sources.native_functions)})
 
 
+def _units_of(target: str) -> tuple[str, ...]:
+    """The emit calls of ``target``, one per backend (Note [Unit reuse])."""
+    return tuple(fragment_unit(target, entry.name) for entry in backends_for(target))
+
+
 def _unread_paths(target: str, sources: SourceFiles | None) -> frozenset[str]:
     """The module input files none of ``target``'s backends reads (Note [Target reuse]);
     for a fragment unit (``target/backend``), those that backend does not read."""
@@ -74,7 +79,7 @@ class ChildRecord:
     #: The files and directories the child's process read (its copy of the recorder's).
     files: tuple[str, ...] = ()
     directories: tuple[str, ...] = ()
-    #: (path, target, local key, file key or "") of every deferred file it asked about.
+    #: (path, unit, local key, file key or "") of every deferred file it asked about.
     asked: tuple[tuple[str, str, str, str], ...] = ()
 
 
@@ -92,9 +97,15 @@ class Recording:
         self._previous: Previous | None = None
         self._digests: dict[str, str] = {}
         self._sources: SourceFiles | None = None
-        #: target -> the paths it keeps from the last run.
+        #: target -> the paths it keeps from the last run: targets none of
+        #: whose emit calls runs (Note [Target reuse]).
         self.reused: dict[str, list[str]] = {}
-        #: path -> (target, local key) of each deferred file of this run.
+        #: unit -> the paths it keeps, for every unit of those targets.
+        self._whole_units: dict[str, list[str]] = {}
+        #: unit -> the paths it keeps, for the units of targets that still run
+        #: (Note [Unit reuse]): the driver skips them.
+        self._kept_units: dict[str, list[str]] = {}
+        #: path -> (unit, local key) of each deferred file of this run.
         self._locals: dict[str, tuple[str, str]] = {}
         #: target -> its context key against the last run's inputs, as they are now.
         self._contexts: dict[str, str] = {}
@@ -125,7 +136,10 @@ class Recording:
             self._writer.discard()
 
     def plan_reuse(self, targets: Sequence[str], sources: SourceFiles) -> dict[str, list[str]]:
-        """The targets whose files the last run left as this one would write them."""
+        """The targets whose files the last run left as this one would write them.
+
+        Of the other targets, the emit calls whose files the last run left so
+        are :meth:`kept_units` (Note [Unit reuse])."""
         self._sources = sources
         previous = read_previous(str(self.out_dir), lambda: self.key)
         if previous is None:
@@ -135,24 +149,38 @@ class Recording:
             return {}
         self._previous, self._digests = previous, digests
         for target in targets:
-            key = unit_key(self.key, target, digests, _unread_paths(target, sources))
-            kept = reusable_files(previous, str(self.out_dir), target, key)
-            if kept is not None:
-                self.reused[target] = kept
+            kept_units = {}
+            for unit in _units_of(target):
+                key = unit_key(self.key, unit, digests, _unread_paths(unit, sources))
+                kept = reusable_files(previous, str(self.out_dir), unit, key)
+                if kept is not None:
+                    kept_units[unit] = kept
+            if kept_units and len(kept_units) == len(_units_of(target)):
+                self.reused[target] = [p for paths in kept_units.values() for p in paths]
+                self._whole_units.update(kept_units)
+            else:
+                self._kept_units.update(kept_units)
         return self.reused
 
-    def keep(self, target: str, path: str, local: str) -> bool:
+    def kept_units(self) -> Mapping[str, Sequence[str]]:
+        """:class:`~schemac.backends.reuse.FileReuse`: the emit calls the driver
+        need not make (Note [Unit reuse])."""
+        return self._kept_units
+
+    def keep(self, unit: str, path: str, local: str) -> bool:
         """:class:`~schemac.backends.reuse.FileReuse`: whether OUT still holds the
         deferred file ``path`` as the last run rendered it for the same key."""
-        self._locals[path] = (target, local)
+        self._locals[path] = (unit, local)
         previous = self._previous
         if previous is None:
             return False
+        # A file's context is its target's (Note [File reuse]).
+        target = unit.partition("/")[0]
         context = self._contexts.get(target)
         if context is None:
             context = self._contexts[target] = self._context(target, self._digests)
         key = self._keys[path] = file_key(context, path, local)
-        return file_intact(previous, self._out, target, path, key)
+        return file_intact(previous, self._out, unit, path, key)
 
     def fragment(self, unit: str, local: str) -> str | None:
         """:class:`~schemac.backends.reuse.FragmentStore`: the last runs' text for
@@ -211,8 +239,7 @@ class Recording:
         files, directories = tuple(sorted(recorder.files)), tuple(sorted(recorder.directories))
         keys = self._keys
         asked = tuple(
-            (path, target, local, keys.get(path, ""))
-            for path, (target, local) in self._locals.items()
+            (path, unit, local, keys.get(path, "")) for path, (unit, local) in self._locals.items()
         )
         return ChildRecord(self._detach_fragments(), files, directories, asked)
 
@@ -237,8 +264,8 @@ class Recording:
         self.recorder.directories.update(token.directories)
         # Its answers stand: the same keys, computed from the same record (and
         # each kept file is checked again when the state is written).
-        for path, target, local, key in token.asked:
-            self._locals[path] = (target, local)
+        for path, unit, local, key in token.asked:
+            self._locals[path] = (unit, local)
             if key:
                 self._keys[path] = key
         part = token.fragments
@@ -312,8 +339,8 @@ class Recording:
         written += [path for path, _ in result.kept]
         written += [p for paths in self.reused.values() for p in paths]
         inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
-        if self.reused and self._previous is not None:
-            # What the reused targets' backends read last time, they did not read now.
+        if (self.reused or self._kept_units) and self._previous is not None:
+            # What the reused units' backends read last time, they did not read now.
             inputs.update(self._previous.inputs)
         digests = current_digests(inputs)
         if digests is None or any(
@@ -321,20 +348,22 @@ class Recording:
         ):
             return False  # an input changed while the compile ran
         units = {
-            t: unit_key(self.key, t, digests, _unread_paths(t, self._sources)) for t in targets
+            u: unit_key(self.key, u, digests, _unread_paths(u, self._sources))
+            for t in targets
+            for u in _units_of(t)
         }
         by_path = {f.path: f for f in result.files}
         contexts = {t: self._context(t, digests) for t in targets}
         keys = self._file_keys(contexts, digests)
-        generated = [(f.path, f.target, keys.get(f.path, "")) for f in result.files]
-        generated += [(p, t, keys.get(p, "")) for p, t in result.kept]
-        # A reused target's files keep the keys they had.
+        # A reused unit's files keep the keys they had.
         previous = {} if self._previous is None else self._previous.file_keys
-        generated += [
-            (p, t, previous[p][1] if p in previous else "")
-            for t, paths in self.reused.items()
-            for p in paths
-        ]
+
+        def kept_key(path: str) -> str:
+            return keys.get(path) or (previous[path][1] if path in previous else "")
+
+        generated = [(f.path, f.unit, keys.get(f.path, "")) for f in result.files]
+        generated += [(p, u, kept_key(p)) for p, u in result.kept]
+        generated += [(p, u, kept_key(p)) for u, paths in self._whole_units.items() for p in paths]
         fragments = self._commit_fragments(digests)
         # What this run kept without writing must still be what the last one wrote.
         records = {} if self._previous is None else self._previous.records()
@@ -394,7 +423,9 @@ class Recording:
             # stay live (same context) for the run that next emits it.
             for segment in stored.segments:
                 for unit, context in segment.contexts:
-                    if unit.partition("/")[0] in self.reused and context == context_then(unit):
+                    if (
+                        unit in self._whole_units or unit in self._kept_units
+                    ) and context == context_then(unit):
                         stored.carry(unit, context)
         if writer is None:
             return None if stored is None else tuple(map(relabel, stored.segments))
@@ -407,21 +438,22 @@ class Recording:
             self._contexts.get(t, c) == c for t, c in contexts.items()
         ):
             # The inputs are those keep() keyed against: its keys stand (7,574
-            # SHA-256s of torch's -t all not made twice).
+            # digests of torch's -t all not made twice).
             keys = self._keys
         else:
             keys = {}
-        return {
-            path: keys.get(path) or file_key(contexts[target], path, local)
-            for path, (target, local) in self._locals.items()
-            if target in contexts
-        }
+        found = {}
+        for path, (unit, local) in self._locals.items():
+            context = contexts.get(unit.partition("/")[0])
+            if context is not None:
+                found[path] = keys.get(path) or file_key(context, path, local)
+        return found
 
 
 def _expected_bytes(
     by_path: Mapping[str, object], digests: Mapping[str, str]
 ) -> Callable[[str], bytes | str | None]:
-    """A generated file's bytes, or their SHA-256 when a stager took
+    """A generated file's bytes, or their digest ("" if unhashed) when a stager took
     the bytes (Note [Texts handed over] in :mod:`schemac.backends.driver`)."""
 
     def expected(path: str) -> bytes | str | None:

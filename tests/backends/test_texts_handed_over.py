@@ -3,7 +3,6 @@ split ``-j 2``), the texts dropped and digests recorded instead."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from schemac.backends import split
 from schemac.backends.driver import compile_to_directory
 from schemac.backends.forked import can_fork
 from schemac.backends.output import staging
+from schemac.digests import hex_of
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
@@ -46,9 +46,7 @@ def test_both_shares_stage_the_bytes_and_report_their_digests(
     # Every file was staged by the share that made it: no text is kept.
     assert all(f.text == "" and f.target for f in two.files)
     written = tmp_path / "two"
-    assert two.digests == {
-        f.path: hashlib.sha256((written / f.path).read_bytes()).hexdigest() for f in two.files
-    }
+    assert two.digests == {f.path: hex_of((written / f.path).read_bytes()) for f in two.files}
     assert one.digests == two.digests and all(f.text == "" and f.target for f in one.files)
 
 
@@ -66,16 +64,58 @@ def test_a_racy_file_is_recorded_with_the_digest_given(tmp_path: Path) -> None:
     """The no-op record hashes what schemac meant to write, given as bytes or as a digest."""
     (tmp_path / "a.h").write_text("int a;\n")
     (tmp_path / "b.h").write_text("int b;\n")
-    digest = hashlib.sha256(b"int b;\n").hexdigest()
+    digest = hex_of(b"int b;\n")
     meant = {"a.h": b"int a;\n", "b.h": digest}
     body = state._body(
         tmp_path, 0, [], {}, [("a.h", "headers", ""), ("b.h", "headers", "")], [], meant.get, {}, {}
     )
     assert body is not None
     records = dict(line.rsplit("\t", 1)[::-1] for line in body.splitlines())
-    assert records["a.h"].split()[5] == hashlib.sha256(b"int a;\n").hexdigest()
+    assert records["a.h"].split()[5] == hex_of(b"int a;\n")
     assert records["b.h"].split()[5] == digest
     assert state._check_body(str(tmp_path), f"files 2\n{body}") == 2
+
+
+def test_a_racy_file_found_unchanged_unhashed_is_not_recorded(tmp_path: Path) -> None:
+    """Note [Settled files go unhashed]: with no digest of the intended bytes, a
+    racy file is never recorded with what is on disk; a settled one needs none."""
+    (tmp_path / "a.h").write_text("int a;\n")
+    outputs = [("a.h", "headers", "")]
+    unhashed = {"a.h": staging.UNHASHED}.get
+    assert state._body(tmp_path, 0, [], {}, outputs, [], unhashed, {}, {}) is None
+    settled = state._body(tmp_path, 1 << 62, [], {}, outputs, [], unhashed, {}, {})
+    assert settled is not None and settled.split()[5] == "-"
+
+
+def test_only_files_found_unchanged_with_settled_times_go_unhashed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    big = "x" * staging.TEXT_CHUNK
+    out = tmp_path / "out"
+    out.mkdir()
+    for name, text in (("same.h", "int a;\n"), ("big.h", big), ("other.h", "old\n")):
+        (out / name).write_text(text)
+
+    def staged() -> dict[str, str]:
+        stager = staging.InlineStager(str(out))
+        stager.add_text("same.h", "int a;\n")
+        stager.add_text("big.h", big)
+        stager.add_text("other.h", "new\n")
+        stager.add_text("new.h", "int n;\n")
+        result = stager.result()
+        stager.discard()
+        return result.digests
+
+    hashed = {
+        "same.h": hex_of(b"int a;\n"),
+        "big.h": hex_of(big.encode()),
+        "other.h": hex_of(b"new\n"),
+        "new.h": hex_of(b"int n;\n"),
+    }
+    assert staged() == hashed  # just written: not settled
+    monkeypatch.setattr(staging, "SETTLED_NS", -(1 << 62))  # any time is settled
+    unchanged = {"same.h": staging.UNHASHED, "big.h": staging.UNHASHED}
+    assert staged() == {**hashed, **unchanged}  # written or new files are still hashed
 
 
 def test_in_line_staging_writes_a_batch_once_it_is_full(
@@ -94,15 +134,14 @@ def test_in_line_staging_writes_a_batch_once_it_is_full(
     result = stager.result()
     assert result.staging == str(staged) and (staged / "d.h").read_bytes() == b"x"
     assert result.digests == {
-        p: hashlib.sha256(d).hexdigest()
-        for p, d in (("a.h", b"12345"), ("b/c.h", b"678901"), ("d.h", b"x"))
+        p: hex_of(d) for p, d in (("a.h", b"12345"), ("b/c.h", b"678901"), ("d.h", b"x"))
     }
     stager.discard()
     assert list(tmp_path.iterdir()) == []
 
 
 def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    return hex_of(data)
 
 
 @pytest.mark.parametrize("size", [staging.TEXT_CHUNK, 3 * staging.TEXT_CHUNK + 17])

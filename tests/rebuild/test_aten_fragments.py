@@ -14,16 +14,15 @@ from typing import Any
 
 import pytest
 
+from out_trees import contents
 from schemac import launcher
 from schemac.backends.aten.registrations import operators, register_key, view_copy
 from schemac.backends.functionalization import plan
 from schemac.backends.vmap import backend as vmap
-from schemac.rebuild.fragments import FRAGMENTS_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
 TARGETS = "headers,cpu,cuda,meta,composite,functionalization,vmap"
-BOOKKEEPING = frozenset({".schemac-state", FRAGMENTS_NAME})
 
 #: (client, operator name) of every piece rendered since the last clear; a bucket
 #: (Note [Fragment buckets]) records the first of its pieces' names that the check
@@ -82,14 +81,6 @@ def _argv(toy: Path, out: Path) -> list[str]:
     ]
 
 
-def _contents(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
-
-
 def _edit(toy: Path, old: str, new: str) -> None:
     path = toy / "native_functions.yaml"
     text = path.read_text()
@@ -128,7 +119,7 @@ def test_an_edit_prints_only_the_edited_operators_pieces(tmp_path: Path) -> None
     assert RENDERED and all(name.startswith("clamp_range") for _, name in RENDERED), RENDERED
     assert {client.split()[0] for client, _ in RENDERED} == set(_REAL)
     assert launcher.main(_argv(toy, tmp_path / "cold1")) == 0
-    assert _contents(out) == _contents(tmp_path / "cold1")
+    assert contents(out) == contents(tmp_path / "cold1")
 
     # A kernel renamed under one key: the pieces of that operator only (the function's
     # dispatch entry is part of it, so its other keys' pieces are printed again too).
@@ -139,4 +130,4 @@ def test_an_edit_prints_only_the_edited_operators_pieces(tmp_path: Path) -> None
     assert ("item CPU", "blend") in RENDERED
     assert all(name.startswith("blend") for _, name in RENDERED), RENDERED
     assert launcher.main(_argv(toy, tmp_path / "cold2")) == 0
-    assert _contents(out) == _contents(tmp_path / "cold2")
+    assert contents(out) == contents(tmp_path / "cold2")

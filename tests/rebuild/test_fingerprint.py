@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from schemac.digests import hasher
 from schemac.rebuild import fingerprint
 
 #: Old enough for a file's times to count as settled (_SETTLED_NS), new enough to be real.
@@ -73,10 +74,8 @@ def test_the_memo_gives_the_content_digest_and_reads_no_file(
 def test_the_package_digest_is_what_it_was_before_the_memo() -> None:
     # The key of every recorded OUT must not change with the memo: the same
     # bytes in the same order (size-prefixed relative path, size-prefixed data).
-    import hashlib
-
     package = fingerprint.PACKAGE_DIR
-    digest = hashlib.sha256()
+    digest = hasher()
     for root, dirs, files in os.walk(package):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from out_trees import BOOKKEEPING, contents
 from schemac.cli import main
 from schemac.frontend.torch_paths import torch_yaml_paths
 
@@ -34,7 +35,6 @@ pytestmark = pytest.mark.torch
 #: [Fragment buckets]).
 TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization,python"
 #: Bookkeeping, not output: the state and the fragment cache.
-BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
 
 
 def _copy_torch_yaml(where: Path) -> dict[str, Path]:
@@ -62,14 +62,6 @@ def _argv(files: dict[str, Path], out: Path) -> list[str]:
         "-o",
         str(out),
     ]
-
-
-def _contents(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
 
 
 def _identities(root: Path) -> dict[str, tuple[int, int]]:
@@ -248,7 +240,7 @@ def test_incremental_output_is_the_cold_output(workspace, steps, capsys) -> None
     for name, path in pristine.items():
         shutil.copy(path, files[name])
     for number, (edit, n) in enumerate(steps):
-        before, identity = _contents(out), _identities(out)
+        before, identity = contents(out), _identities(out)
         edit(files, n)
         code = main(_argv(files, out))
         cold = work / f"cold{number}"
@@ -256,10 +248,10 @@ def test_incremental_output_is_the_cold_output(workspace, steps, capsys) -> None
         assert main(_argv(files, cold)) == code, edit.__name__
         capsys.readouterr()
         if code != 0:
-            assert _contents(out) == before  # a failed compile changes nothing
+            assert contents(out) == before  # a failed compile changes nothing
             continue
-        after = _contents(out)
-        assert after == _contents(cold), edit.__name__
+        after = contents(out)
+        assert after == contents(cold), edit.__name__
         now = _identities(out)
         rewritten = {p for p in now if identity.get(p) != now[p]}
         differing = {p for p in after if before.get(p) != after[p]}

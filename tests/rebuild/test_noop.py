@@ -12,17 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from out_trees import contents, stats
 from schemac import launcher
 from schemac.backends.output.commit import CommitReport
 from schemac.rebuild import fingerprint, noop, state
 from schemac.rebuild.fingerprint import STATE_FORMAT
-from schemac.rebuild.fragments import FRAGMENTS_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
 STATE = state.STATE_NAME
-#: Bookkeeping, not output: the state and the fragment cache (cpu's wrappers are fragments).
-BOOKKEEPING = frozenset({STATE, FRAGMENTS_NAME})
 #: Enough targets for several backends and a manifest, few enough to keep compiles short.
 TARGETS = "schema,cpu"
 
@@ -51,27 +49,12 @@ def _argv(toy: Path, out: Path, *extra: str) -> list[str]:
     ]
 
 
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and p.name not in BOOKKEEPING
-    }
-
-
-def _stats(root: Path) -> dict[str, tuple[int, int, int]]:
-    return {
-        str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns, p.stat().st_ctime_ns)
-        for p in sorted(root.rglob("*"))
-    }
-
-
 @pytest.fixture(scope="module")
 def cold(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
     """What a cold compile of the unedited toy library writes."""
     where = tmp_path_factory.mktemp("cold")
     assert launcher.main(_argv(TOY, where / "out")) == 0
-    return _files(where / "out")
+    return contents(where / "out")
 
 
 def _is_noop(argv: list[str]) -> bool:
@@ -84,12 +67,12 @@ def test_an_unchanged_compile_is_a_noop_that_touches_nothing(toy: Path, tmp_path
     assert launcher.main(argv) == 0
     full = capsys.readouterr().out
     assert (out / STATE).is_file()
-    before = _stats(out)
+    before = stats(out)
     assert launcher.main(argv) == 0
-    generated = len(_files(out)) - 1  # all but the manifest
+    generated = len(contents(out)) - 1  # all but the manifest
     assert capsys.readouterr().out.strip() == noop.summary(str(out), generated)
     assert f"{generated} created" in full
-    assert _stats(out) == before
+    assert stats(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]
 
 
@@ -127,10 +110,10 @@ def test_both_entry_points_take_the_noop_path(toy: Path, tmp_path: Path, entry: 
     out = tmp_path / "out"
     argv = [*_argv(toy, out), "--time-passes"]
     subprocess.run([*command, *argv], capture_output=True, check=True)
-    before = _stats(out)
+    before = stats(out)
     again = subprocess.run([*command, *argv], capture_output=True, text=True, check=True)
     assert "up-to-date check" in again.stderr
-    assert _stats(out) == before
+    assert stats(out) == before
 
 
 def test_a_second_full_run_with_the_same_key_keeps_the_state(toy: Path, tmp_path: Path) -> None:
@@ -139,9 +122,9 @@ def test_a_second_full_run_with_the_same_key_keeps_the_state(toy: Path, tmp_path
     out = tmp_path / "out"
     argv = _argv(toy, out)
     assert main(argv) == 0
-    before = _stats(out)
+    before = stats(out)
     assert main(argv) == 0  # the full path, in process: it finds nothing to change
-    assert _stats(out) == before
+    assert stats(out) == before
 
 
 @pytest.mark.parametrize("fault", ["deleted", "hand-edited", "touched", "same-size edit"])
@@ -168,7 +151,7 @@ def test_a_changed_output_is_noticed_and_repaired(
     assert not _is_noop(argv)
     capsys.readouterr()
     assert launcher.main(argv) == 0
-    assert _files(out) == cold
+    assert contents(out) == cold
     assert _is_noop(argv)
 
 
@@ -180,11 +163,11 @@ def test_a_racy_output_is_checked_by_content(toy: Path, tmp_path: Path) -> None:
     victim = "ATen/RegisterSchema.cpp"
     info = (out / victim).stat()
     line = next(x for x in text.splitlines() if x.endswith(f"\t{victim}"))
-    stats = f"out {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
-    assert line.startswith(stats)
+    recorded = f"out {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} {info.st_ino} "
+    assert line.startswith(recorded)
     # A racy record (times too close to the check) carries a digest; a wrong one fails.
-    good = state._check_body(str(out), f"files 1\n{stats}-\t{victim}\n")
-    bad = state._check_body(str(out), f"files 1\n{stats}{'0' * 64}\t{victim}\n")
+    good = state._check_body(str(out), f"files 1\n{recorded}-\t{victim}\n")
+    bad = state._check_body(str(out), f"files 1\n{recorded}{'0' * 64}\t{victim}\n")
     assert (good, bad) == (1, None)
 
 
@@ -219,7 +202,7 @@ def test_a_damaged_or_foreign_state_is_ignored(
     assert not _is_noop(argv)
     capsys.readouterr()
     assert launcher.main(argv) == 0
-    assert _files(out) == cold
+    assert contents(out) == cold
     assert _is_noop(argv)
 
 
@@ -252,9 +235,9 @@ def test_options_that_only_say_how_to_run_keep_the_noop(
 ) -> None:
     out = tmp_path / "out"
     assert launcher.main(_argv(toy, out)) == 0
-    before = _stats(out)
+    before = stats(out)
     assert _is_noop(_argv(toy, out, *how))
-    assert _stats(out) == before
+    assert stats(out) == before
 
 
 def test_the_run_key_leaves_out_only_exact_how_options() -> None:
@@ -296,7 +279,7 @@ def test_an_edit_of_derivatives_reuses_the_targets_that_do_not_read_it(
     out = tmp_path / "out"
     argv = [*_argv(toy, out)[:-4], "-t", "schema,autograd", "-o", str(out), "--time-passes"]
     assert launcher.main(argv) == 0
-    before = _stats(out)
+    before = stats(out)
     path = toy / "derivatives.yaml"
     path.write_text(path.read_text() + "\n# a comment\n")
     capsys.readouterr()
@@ -305,7 +288,7 @@ def test_an_edit_of_derivatives_reuses_the_targets_that_do_not_read_it(
     emitted = {line.split()[0] for line in captured.err.splitlines() if line}
     assert "autograd" in emitted and "schema" not in emitted
     assert "0 created, 0 updated" in captured.out
-    assert {p: s for p, s in _stats(out).items() if p != STATE} == {
+    assert {p: s for p, s in stats(out).items() if p != STATE} == {
         p: s for p, s in before.items() if p != STATE
     }
 
@@ -380,7 +363,7 @@ def test_a_kept_file_edited_while_the_compile_runs_is_not_trusted(
     assert launcher.main([*argv[:-1], str(cold)]) == 0
     assert launcher.main(argv) == 0
     capsys.readouterr()
-    assert _files(out) == _files(cold)
+    assert contents(out) == contents(cold)
 
 
 def test_the_check_and_the_record_share_one_run_key(

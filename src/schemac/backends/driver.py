@@ -59,7 +59,11 @@ def emit_targets(
     """Every file the ``targets`` produce for ``module``, sorted by path.
 
     ``reuse``: which deferred files OUT still holds (Note [File reuse]); those
-    are left out of the result and their (path, target) appended to ``kept``.
+    are left out of the result and their (path, unit) appended to ``kept``
+    (the unit is ``target/backend``, :func:`~.registry.fragment_unit`).
+    The emit calls ``reuse`` names (:meth:`~.reuse.FileReuse.kept_units`) are
+    not made: OUT holds their files as the last run wrote them (Note [Unit
+    reuse]), and each of their paths is kept.
 
     Raises :class:`~schemac.diagnostics.InputError` if a YAML name cannot be a
     C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
@@ -81,9 +85,11 @@ def emit_targets(
     """
     profile = reference_profile() if profile is None else profile
     units = emission_units(targets)
+    here = _Emission(OutputSet(), on_file, reuse, profile, werror)
+    if reuse is not None:
+        units = here.keep_units(units, reuse.kept_units())
     plan = plan_split(units) if parallel and can_fork() else None
     check_cpp_names(module)  # the names every backend prints
-    here = _Emission(OutputSet(), on_file, reuse, profile, werror)
     if plan is None:
         here.emit_all(module, units)
     else:
@@ -206,6 +212,7 @@ class _Emission:
         self.reuse = reuse
         self.profile = profile
         self.werror = werror
+        #: (path, unit) of each file kept as OUT holds it.
         self.kept: list[tuple[str, str]] = []
         self.timings: list[tuple[str, float]] = []
         #: (unit position, warning): logged in the order of a run in one process.
@@ -220,6 +227,24 @@ class _Emission:
         # all read the same functions).
         self.fingerprints = Fingerprints()
         self._memo = RunMemo()  # one module, one run: see RunMemo
+
+    def keep_units(
+        self, units: Sequence[Unit], reused: Mapping[str, Sequence[str]]
+    ) -> tuple[Unit, ...]:
+        """``units`` but those ``reused`` names, whose files are kept instead: added
+        with no text, so that their paths are checked as in a cold run."""
+        left = []
+        for unit in units:
+            name = fragment_unit(unit.target, unit.backend.name)
+            paths = reused.get(name)
+            if paths is None:
+                left.append(unit)
+                continue
+            for path in paths:
+                placeholder = GeneratedFile(path, "", unit.target, backend=unit.backend.name)
+                if self.output.add(placeholder, unit.position):
+                    self.kept.append((path, name))
+        return tuple(left)
 
     def emit_all(
         self, module: Module, units: Iterable[Unit], suffix: str = "", *, split: bool = False
@@ -266,24 +291,25 @@ class _Emission:
         if isinstance(file, Deferred):
             check_render(file)
             reuse = self.reuse
+            unit = fragment_unit(target, backend)
             if reuse is not None and reuse.keep(
-                target, file.path, self.fingerprints.local_key(backend, file)
+                unit, file.path, self.fingerprints.local_key(backend, file)
             ):
                 # Added with no text, so that paths are checked as in a cold run.
-                placeholder = GeneratedFile(file.path, "", target, file.span)
+                placeholder = GeneratedFile(file.path, "", target, file.span, backend)
                 if self.output.add(placeholder, rank):
-                    self.kept.append((file.path, target))
+                    self.kept.append((file.path, unit))
                 if self._keep_all:
                     self.made.append((rank, placeholder))
                 return
             file = file.made()
         # Direct construction: attrs.evolve introspects the fields per call.
-        stamped = GeneratedFile(file.path, file.text, target, file.span)
+        stamped = GeneratedFile(file.path, file.text, target, file.span, backend)
         accepted = self.output.add(stamped, rank)
         if accepted and self.on_file is not None:
             handed = self.on_file(stamped)
             if self._keep_all and handed:
-                stamped = GeneratedFile(file.path, "", target, file.span)
+                stamped = GeneratedFile(file.path, "", target, file.span, backend)
             _forget(self.output, handed)
         if self._keep_all:
             self.made.append((rank, stamped))
@@ -342,7 +368,8 @@ class CompileResult:
     #: path -> SHA-256 of the bytes of the files the stagers wrote or found
     #: unchanged: their ``files`` entries have no text (Note [Texts handed over]).
     digests: Mapping[str, str] = attrs.field(factory=dict)
-    #: (path, target) of the files kept as OUT holds them (Note [File reuse]).
+    #: (path, unit) of the files kept as OUT holds them (Note [File reuse],
+    #: Note [Unit reuse]); the unit is ``target/backend``.
     kept: tuple[tuple[str, str], ...] = ()
 
     def format_timings(self) -> str:
@@ -483,7 +510,8 @@ def _compile_locked(
         dry_run=dry_run,
         staged=staged,
         release=module.release,
-        kept=kept,
+        # The manifest names each file's target (kept: path and unit).
+        kept=[(path, unit.partition("/")[0]) for path, unit in kept],
     )
     timings.append(("write", time.perf_counter() - start))
     digests = {} if staged is None else staged.digests

@@ -21,11 +21,11 @@ naming the text explicitly, and is used as given.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping
 
 import attrs
 
+from schemac.digests import sha256
 from schemac.ir.host import ATEN, AUTOGRAD, HostFile, HostTemplates
 from schemac.profiles import ReleaseProfile
 
@@ -66,7 +66,7 @@ DIGESTS = "host_template_digests"
 
 def host_text_digest(text: str) -> str:
     """The digest a profile records for one host file's text."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 @attrs.frozen

@@ -23,7 +23,7 @@ The rules that make this the same as a cold run:
   than ``native_functions.yaml`` (the templates, the release profile, caches
   of pure functions such as the view table).  The state's key for the file
   (``compile_record``) adds to the local key everything that fixes
-  ``context``: the run key and the SHA-256 of every input file but
+  ``context``: the run key and the digest of every input file but
   ``native_functions.yaml``, the one file whose edits must be covered by
   ``inputs``.
 * :func:`fingerprint` digests an IR value the way ``==`` compares it: attrs
@@ -43,14 +43,14 @@ every run and compared with OUT by the commit.
 from __future__ import annotations
 
 import enum
-import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
 from schemac.diagnostics import NO_SPAN, Span
+from schemac.digests import hex_of
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
@@ -151,9 +151,16 @@ class Fragments:
 class FileReuse(FragmentStore, Protocol):
     """What the driver asks of a run that may keep files and fragments (``compile_record``)."""
 
-    def keep(self, target: str, path: str, local: str) -> bool:
-        """Whether OUT still holds the file ``path`` of ``target`` as last rendered
-        with local key ``local``; the answer is remembered for the next run's state."""
+    def keep(self, unit: str, path: str, local: str) -> bool:
+        """Whether OUT still holds the file ``path`` of ``unit`` (``target/backend``)
+        as last rendered with local key ``local``; the answer is remembered for
+        the next run's state."""
+        ...
+
+    def kept_units(self) -> Mapping[str, Sequence[str]]:
+        """The emit calls (``target/backend``) of targets still run whose files
+        OUT holds as this run would write them, with those files' paths
+        (Note [Unit reuse] in :mod:`schemac.rebuild.reuse`)."""
         ...
 
     def child_handover(self) -> object | None:
@@ -180,7 +187,7 @@ class Fingerprints:
 
     Values are encoded into a list of strings that is hashed once.  The
     encoder of each type is made on first use; a :data:`_REMEMBERED` value
-    (or one of a class with ``reuse_fields``) is encoded as the SHA-256 of its
+    (or one of a class with ``reuse_fields``) is encoded as the digest of its
     own encoding, kept by id with the value itself so that its id is not
     reused while this object lives.
     """
@@ -206,7 +213,7 @@ class Fingerprints:
         }
 
     def of(self, value: object) -> str:
-        """SHA-256 of ``value`` as ``==`` sees it (Note [File reuse])."""
+        """The digest of ``value`` as ``==`` sees it (Note [File reuse])."""
         parts: list[str] = []
         self.add(value, parts)
         return _digest(parts)
@@ -223,7 +230,7 @@ class Fingerprints:
         )
 
     def key(self, head: list[str], render: Callable[[Any, Any], str], inputs: object) -> str:
-        """SHA-256 of the encoded parts ``head``, the render function's qualified
+        """The digest of the encoded parts ``head``, the render function's qualified
         name and the encoding of ``inputs``: a file's or a fragment's local key."""
         name = self._render_names.get(render)
         if name is None:
@@ -333,16 +340,16 @@ def _skip(value: object, out: list[str]) -> None:
 
 
 def _digest(parts: list[str]) -> str:
-    """SHA-256 of ``parts`` joined by ``\\0``.  Strings are length-prefixed
-    (``3:abc``); every other part (a marker of structure, a type name, a
-    non-string atom, a digest) starts with ``\\x01`` and holds no ``\\0``.  So
-    the text is read back unambiguously: no string can imitate another value,
-    whatever characters it holds."""
-    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+    """The digest (:func:`schemac.digests.hex_of`) of ``parts`` joined by
+    ``\\0``.  Strings are length-prefixed (``3:abc``); every other part (a
+    marker of structure, a type name, a non-string atom, a digest) starts with
+    ``\\x01`` and holds no ``\\0``.  So the text is read back unambiguously:
+    no string can imitate another value, whatever characters it holds."""
+    return hex_of("\0".join(parts).encode("utf-8", "surrogatepass"))
 
 
 def fingerprint(value: object) -> str:
-    """SHA-256 of ``value`` as ``==`` sees it (Note [File reuse])."""
+    """The digest of ``value`` as ``==`` sees it (Note [File reuse])."""
     return Fingerprints().of(value)
 
 

@@ -240,7 +240,7 @@ class ShareResult:
     #: the unit that made it), with their text only when nothing staged them.
     files: tuple[tuple[int, GeneratedFile], ...] = ()
     staged: Staged | None = None
-    #: (path, target) of the files kept as OUT holds them.
+    #: (path, unit) of the files kept as OUT holds them.
     kept: tuple[tuple[str, str], ...] = ()
     #: What its record learnt (``FileReuse.child_handover``: the fragments
     #: its backends used, left on disk, and the files they read).

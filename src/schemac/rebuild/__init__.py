@@ -6,7 +6,7 @@ A successful ``schemac compile`` records in ``OUT/.schemac-state``
 (:mod:`.state`) what it was run with and what it wrote: a *run key* hashing
 schemac's version and code, the Python and library versions, the torch it
 would find, the working directory and the whole command line
-(:mod:`.fingerprint`); the SHA-256 of every file it read (the YAML files, a
+(:mod:`.fingerprint`); the digest of every file it read (the YAML files, a
 selection file, torch's files: whatever the run opened, :mod:`.inputs`); and
 the size, mtime, ctime and inode of every file it wrote.  The next run with
 the same key re-hashes the inputs and ``stat``\\ s the outputs; if all match,
@@ -27,11 +27,13 @@ Why this is safe:
   replaced by another gets a new inode.
 * A file written in the same clock tick as the check that recorded it could
   change again without changing its times (file times come from a coarse
-  clock): such "racy" files (git's term) also have their SHA-256 recorded and
+  clock): such "racy" files (git's term) also have their digest recorded and
   are hashed on every check (:mod:`.state`).
 * A state that is truncated, edited or from another state format or schemac
   fails its checksum or its key and is ignored.  It only ever *skips* work; a
   missing or distrusted state costs a full run, never a wrong output.
 
-This package imports only the standard library and :mod:`schemac.version`.
+Digests are BLAKE2b's (:mod:`schemac.digests`, which keeps OpenSSL out of
+the process).  This package imports only the standard library,
+:mod:`schemac.version` and :mod:`schemac.digests`.
 """

@@ -10,12 +10,12 @@ without anyone remembering to add it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.util
 import os
 import sys
 import time
 
+from schemac.digests import INTERNAL, hasher
 from schemac.version import version
 
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 #: Bumped whenever what the key covers or the state's layout changes.
-STATE_FORMAT = "schemac-state 4"
+STATE_FORMAT = "schemac-state 6"
 
 #: Libraries whose code shapes the output (parsing, IR, templates, YAML).
 _LIBRARIES = ("lark", "attr", "mako", "yaml")
@@ -34,7 +34,7 @@ PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 
 
 def code_digest(package: str = PACKAGE_DIR) -> str:
-    """SHA-256 over every file of the schemac package (sources, templates, grammar, data).
+    """The digest over every file of the schemac package (sources, templates, grammar, data).
 
     Content, not times: a checkout of another branch rewrites files with new
     times but may restore old bytes, and an edited template must count even if
@@ -53,7 +53,7 @@ def code_digest(package: str = PACKAGE_DIR) -> str:
             remembered = ""
         if len(remembered) == 64 and not remembered.strip(_HEX):
             return remembered
-    digest = hashlib.sha256()
+    digest = hasher()
     for relative, path, _ in paths:
         with open(path, "rb") as stream:
             data = stream.read()
@@ -119,7 +119,8 @@ def _memo_path(package: str, paths: _Files) -> str | None:
     """The file that holds the digest of ``package`` as ``paths`` list it; None without a cache."""
     if os.environ.get("SCHEMAC_NO_CACHE"):
         return None
-    listing = hashlib.sha256(os.fsencode(package) + b"\0")
+    # The algorithm too: a memo holds a digest of the package made with it.
+    listing = hasher(f"{INTERNAL}\0".encode() + os.fsencode(package) + b"\0")
     for relative, _, info in paths:
         listing.update(
             b"%b\0%d\0%d\0%d\0%d\n"
@@ -208,7 +209,7 @@ def run_key(argv: Sequence[str], cwd: str | None = None) -> str:
         os.path.abspath(cwd if cwd is not None else os.getcwd()),
         "\0".join(["argv", *keyed_words(argv)]),
     ]
-    digest = hashlib.sha256()
+    digest = hasher()
     for piece in pieces:
         data = piece.encode("utf-8", "surrogateescape")
         digest.update(len(data).to_bytes(8, "little") + data)

@@ -11,7 +11,7 @@ the backend side) and its text, all UTF-8 and length-prefixed::
 Note [Fragment segments]
 ~~~~~~~~~~~~~~~~~~~~~~~~
 The file is a sequence of *segments*, each a whole number of records that
-one compile wrote.  The state lists them in order (``frag`` lines: SHA-256
+one compile wrote.  The state lists them in order (``frag`` lines: digest
 and size), each with the context key its units' records were rendered in
 (``fctx`` lines, Note [File reuse]).  A lookup names the unit's context as
 it is now, and only a record of a segment rendered in that context answers;
@@ -47,12 +47,13 @@ the texts never cross the pipe.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import io
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import attrs
+
+from schemac.digests import hasher, hex_of
 
 #: The name in OUT.
 FRAGMENTS_NAME = ".schemac-fragments"
@@ -65,7 +66,7 @@ COMPACT_FROM_BYTES = 1 << 20
 
 @attrs.frozen
 class Segment:
-    """One compile's records: their SHA-256 and size, and each unit's context key."""
+    """One compile's records: their digest and size, and each unit's context key."""
 
     digest: str
     size: int
@@ -158,7 +159,7 @@ class StoredFragments:
         start = 0
         for segment in self.segments:
             end = start + segment.size
-            if hashlib.sha256(data[start:end]).hexdigest() != segment.digest:
+            if hex_of(data[start:end]) != segment.digest:
                 return {}
             contexts = dict(segment.contexts)
             try:
@@ -205,7 +206,7 @@ class FragmentWriter:
             self._stream.truncate(stored.total)  # what a killed compile left
             self._stream.seek(stored.total)
         self._pid = os.getpid()
-        self._digest = hashlib.sha256()
+        self._digest = hasher()
         self._size = 0
         self._seen: set[tuple[str, str]] = set()
         #: The units with records in this writer's segment.

@@ -28,11 +28,11 @@ list test per audit event once no recorder is active.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import sys
 
+from schemac.digests import hex_of
 from schemac.rebuild.fingerprint import PACKAGE_DIR, cache_root
 
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
@@ -139,7 +139,8 @@ def _hook(event: str, args: tuple[object, ...]) -> None:
 
 
 def file_digest(path: str) -> str | None:
-    """SHA-256 of a file's bytes; None if it cannot be read (then nothing is up to date)."""
+    """The digest (:func:`schemac.digests.hex_of`) of a file's bytes; None if it
+    cannot be read (then nothing is up to date)."""
     try:
         # A FIFO or a device put where an input was must not block or run for
         # ever here: it is "not up to date", and the full run refuses it.
@@ -150,7 +151,7 @@ def file_digest(path: str) -> str | None:
         if not stat.S_ISREG(os.fstat(handle).st_mode):
             return None
         with os.fdopen(handle, "rb", closefd=False) as stream:
-            return hashlib.sha256(stream.read()).hexdigest()
+            return hex_of(stream.read())
     except OSError:
         return None
     finally:
@@ -158,9 +159,9 @@ def file_digest(path: str) -> str | None:
 
 
 def listing_digest(path: str) -> str | None:
-    """SHA-256 of a directory's sorted entry names; None if it cannot be listed."""
+    """The digest of a directory's sorted entry names; None if it cannot be listed."""
     try:
         names = sorted(os.listdir(path))
     except OSError:
         return None
-    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+    return hex_of("\0".join(names).encode("utf-8", "surrogateescape"))

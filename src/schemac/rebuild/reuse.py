@@ -7,7 +7,7 @@ depends on (``BackendEntry.reads``): the ATen backends read
 ``native_functions.yaml`` and ``tags.yaml``, the autograd ones
 ``derivatives.yaml`` too, the Python bindings ``deprecated.yaml``.  A
 target's *unit key* hashes the run key (Note [Up-to-date check]), the
-target's name and the SHA-256 of every input the last run read except the
+target's name and the digest of every input the last run read except the
 module's input files none of the target's backends reads.  When a compile
 finds, in OUT's state, the same unit key for a target and every file that
 target wrote still as recorded, the target is not emitted again: its files
@@ -22,12 +22,27 @@ do not declare; a registry entry that declares nothing reads everything),
 and which other targets are compiled beside it changes only which passes
 run, never the facts it reads.  ``tests/rebuild/test_incremental.py``
 compares incremental and cold output on random edits of torch's YAML.
+
+Note [Unit reuse]
+~~~~~~~~~~~~~~~~~
+The same holds for each emit call of a target, a *unit* (``target/backend``,
+``registry.fragment_unit``): the state keeps a unit key per unit (over the
+files that backend reads) and records which unit wrote each file.  A target
+all of whose units are unchanged is reused as above; of the others, each
+unchanged unit whose files are all still as recorded is skipped by the
+driver, which keeps its files (``FileReuse.kept_units``) as it keeps a
+deferred file: added to the output set without text, so that paths are
+checked as in a cold run, listed in the manifest and counted as unchanged.
+So after an edit of a derivative formula the ``python`` target runs its
+autograd-node getters (they read derivatives.yaml) and keeps its bindings
+(which do not).  The passes still run for the whole target: a unit reads
+the facts its target's passes provide, and a skipped unit's passes cost
+little beside its emission.
 """
 
 from __future__ import annotations
 
-import hashlib
-
+from schemac.digests import hasher, hex_of
 from schemac.rebuild.fragments import Segment
 from schemac.rebuild.inputs import file_digest
 from schemac.rebuild.state import output_intact, read_body
@@ -42,13 +57,13 @@ class Previous:
     """What OUT's state says the last compile (with the same run key) read and wrote."""
 
     def __init__(self, text: str) -> None:
-        #: path -> SHA-256 of each file it read.
+        #: path -> digest of each file it read.
         self.inputs: dict[str, str] = {}
-        #: target -> unit key.
+        #: unit (``target/backend``) -> unit key.
         self.units: dict[str, str] = {}
-        #: target -> (out record, path in OUT) of each file it wrote.
+        #: unit -> (out record, path in OUT) of each file it wrote.
         self.outputs: dict[str, list[tuple[str, str]]] = {}
-        #: path in OUT -> (target, file key, out record) of each deferred file.
+        #: path in OUT -> (unit, file key, out record) of each deferred file.
         self.file_keys: dict[str, tuple[str, str, str]] = {}
         #: The segments of OUT/.schemac-fragments (Note [Fragment segments]).
         self.fragments: list[Segment] = []
@@ -80,13 +95,14 @@ def read_previous(out_dir: str, key: Callable[[], str]) -> Previous | None:
     return None if body is None else Previous(body)
 
 
-def unit_key(run_key: str, target: str, digests: Mapping[str, str], unread: Collection[str]) -> str:
-    """The unit key of ``target``: see Note [Target reuse].
+def unit_key(run_key: str, unit: str, digests: Mapping[str, str], unread: Collection[str]) -> str:
+    """The unit key of ``unit`` (a target, or ``target/backend``): see Note
+    [Target reuse] and Note [Unit reuse].
 
-    ``digests``: path -> SHA-256 of every input; ``unread``: the paths of the
-    module's input files the target's backends do not read.
+    ``digests``: path -> digest of every input; ``unread``: the paths of the
+    module's input files the unit's backends do not read.
     """
-    digest = hashlib.sha256(f"{run_key}\0{target}\0".encode())
+    digest = hasher(f"{run_key}\0{unit}\0".encode())
     for path in sorted(digests):
         if path not in unread:
             digest.update(f"{path}\0{digests[path]}\0".encode("utf-8", "surrogateescape"))
@@ -98,19 +114,19 @@ def file_key(context: str, path: str, local: str) -> str:
     but the files its inputs cover, :func:`unit_key`), its path and the local key
     its backend computed (Note [File reuse] in ``schemac.backends.reuse``)."""
     data = f"{context}\0{path}\0{local}".encode("utf-8", "surrogateescape")
-    return hashlib.sha256(data).hexdigest()
+    return hex_of(data)
 
 
-def file_intact(previous: Previous, out_dir: str, target: str, path: str, key: str) -> bool:
-    """Whether OUT holds ``path`` as the last run wrote it for ``target`` with file key ``key``."""
+def file_intact(previous: Previous, out_dir: str, unit: str, path: str, key: str) -> bool:
+    """Whether OUT holds ``path`` as the last run wrote it for ``unit`` with file key ``key``."""
     found = previous.file_keys.get(path)
-    if found is None or found[0] != target or found[1] != key:
+    if found is None or found[0] != unit or found[1] != key:
         return False
     return output_intact(out_dir, found[2], path)
 
 
 def current_digests(paths: Collection[str]) -> dict[str, str] | None:
-    """SHA-256 of each file now; None if one cannot be read."""
+    """The digest of each file now; None if one cannot be read."""
     digests: dict[str, str] = {}
     for path in paths:
         digest = file_digest(path)
@@ -120,11 +136,13 @@ def current_digests(paths: Collection[str]) -> dict[str, str] | None:
     return digests
 
 
-def reusable_files(previous: Previous, out_dir: str, target: str, key: str) -> list[str] | None:
-    """The paths ``target`` wrote last time if they may stay as they are, else None."""
-    if previous.units.get(target) != key or target not in previous.outputs:
+def reusable_files(previous: Previous, out_dir: str, unit: str, key: str) -> list[str] | None:
+    """The paths ``unit`` wrote last time if they may stay as they are, else None."""
+    if previous.units.get(unit) != key:
         return None
-    records = previous.outputs[target]
+    # A unit that wrote nothing (the backend stubs without a backend YAML)
+    # writes nothing again: its key covers what it reads.
+    records = previous.outputs.get(unit, [])
     if not all(output_intact(out_dir, record, path) for record, path in records):
         return None
     return [path for _, path in records]

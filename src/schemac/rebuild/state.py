@@ -2,23 +2,25 @@
 
 The layout, one record a line (UTF-8)::
 
-    schemac-state 4                         the format (fingerprint.STATE_FORMAT)
+    schemac-state 6                         the format (fingerprint.STATE_FORMAT)
     key <hex>                               the run key (fingerprint.run_key)
-    sum <hex>                               SHA-256 of every byte after this line
+    sum <hex>                               the digest of every byte after this line
     files <n>                               how many generated files OUT holds for this run
-    in <sha256> <TAB> <absolute path>       a file the compile read
-    dir <sha256> <TAB> <absolute path>      a directory it listed (names, sorted)
-    unit <target> <key>                     a target's reuse key (:mod:`.reuse`)
-    frag <sha256> <size>                    a segment of OUT/.schemac-fragments, in file order
+    in <digest> <TAB> <absolute path>       a file the compile read
+    dir <digest> <TAB> <absolute path>      a directory it listed (names, sorted)
+    unit <target>/<backend> <key>           an emit call's reuse key (:mod:`.reuse`)
+    frag <digest> <size>                    a segment of OUT/.schemac-fragments, in file order
     fctx <unit> <key>                       the context of the segment's records of <unit>
+    out <size> <mtime_ns> <ctime_ns> <ino> <digest or -> <unit or -> <file key or -> <TAB> <path>
+    aux <digest> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
-(``frag`` and ``fctx``: Note [Fragment segments] in :mod:`.fragments`.)
-    out <size> <mtime_ns> <ctime_ns> <ino> <sha256 or -> <target or -> <file key or -> <TAB> <path>
-    aux <sha256> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
+(``frag`` and ``fctx``: Note [Fragment segments] in :mod:`.fragments`.)  Every
+digest is :func:`schemac.digests.hex_of`'s, 64 hex digits.
 
-``out`` lines cover the generated files (with the target that made them and,
+``out`` lines cover the generated files (with the emit call that made them,
+``target/backend``, and,
 for a file a backend deferred, its file key: Note [File reuse] in
-``schemac.backends.reuse``) and the manifest (target ``-``).  Their SHA-256 is
+``schemac.backends.reuse``) and the manifest (target ``-``).  Their digest is
 written only for racy files (Note [Up-to-date check]): those whose mtime or
 ctime is no older than one file-system clock tick before the moment the
 outputs were stat'ed.  That moment is read off a file created in OUT just
@@ -31,10 +33,10 @@ recorded: the compile then writes no state and the next run is a full one.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 
+from schemac.digests import hasher, hex_of
 from schemac.rebuild.fingerprint import STATE_FORMAT
 from schemac.rebuild.inputs import file_digest, listing_digest
 
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import BinaryIO
 
+    from schemac.digests import Hasher
     from schemac.rebuild.fragments import Segment
 
 STATE_NAME = ".schemac-state"
@@ -77,11 +80,12 @@ def write_state(
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
-    ``generated`` are (path in OUT, target, file key or "") triples, ``bookkeeping`` paths in
-    OUT; ``units`` each target's reuse key; ``expected(path)`` gives
-    a generated file's intended bytes, or their SHA-256 in hex (hashed for
+    ``generated`` are (path in OUT, unit, file key or "") triples, ``bookkeeping`` paths in
+    OUT; ``units`` each unit's reuse key; ``expected(path)`` gives
+    a generated file's intended bytes, or their digest in hex (hashed for
     racy files instead of what is on disk, which someone may have changed
-    already).  Nothing is
+    already), or "" when the compile did not hash them (then a racy file is
+    not recorded).  Nothing is
     recorded, and any older state removed, when a path cannot be written
     down or an input cannot be read: the next run is then a full one.
     ``unchanged``: path -> the last state's ``out`` record of each file this
@@ -130,7 +134,7 @@ def write_state(
         # each for torch's -t headers) were the peak memory of a compile once
         # its files were out.
         count = f"files {len(generated)}\n".encode()
-        digest = hashlib.sha256(count)
+        digest = hasher(count)
         head_size = len(_head(key, digest.hexdigest()))
         with os.fdopen(handle, "wb") as stream:
             stream.seek(head_size)
@@ -158,7 +162,7 @@ class _Unrecordable(Exception):
     """A path or an input that the state cannot record: no state is written."""
 
 
-def _write_lines(stream: BinaryIO, digest: hashlib._Hash, lines: Iterable[str]) -> bool:
+def _write_lines(stream: BinaryIO, digest: Hasher, lines: Iterable[str]) -> bool:
     """Write and hash ``lines`` a batch at a time; False if one could not be recorded."""
     batch: list[str] = []
     try:
@@ -236,10 +240,16 @@ def _lines(
         digest = "-"
         if max(mtime, ctime) >= racy_from:
             data = expected(relative) if target else None
+            if data == "":
+                # A file found unchanged with settled times, so not hashed, that
+                # something wrote since (Note [Settled files go unhashed] in
+                # schemac.backends.output.staging): what is on disk may not be
+                # what the compile meant, so nothing is recorded.
+                raise _Unrecordable
             if isinstance(data, str):
                 digest = data
             elif data is not None:
-                digest = hashlib.sha256(data).hexdigest()
+                digest = hex_of(data)
             else:
                 digest = file_digest(f"{root}/{relative}") or "?"
         yield (
@@ -296,7 +306,7 @@ def _split(data: bytes) -> tuple[list[str] | None, bytes]:
         head = [part.decode("ascii") for part in parts[:3]]
     except UnicodeDecodeError:
         return None, b""
-    if head[2] != f"sum {hashlib.sha256(parts[3]).hexdigest()}":
+    if head[2] != f"sum {hex_of(parts[3])}":
         return None, b""
     return head, parts[3]
 

@@ -45,16 +45,25 @@ class OutputError(SchemacError):
 class GeneratedFile:
     """One output file: a path relative to the output directory, and its text.
 
-    ``target`` is the ``-t`` target whose run produced the file (the driver
-    stamps it); the manifest records it so that a later run of that target
-    knows which files are its own.  ``span`` is the YAML entry the file's
-    *path* derives from (a per-operator header, say), for error reports.
+    ``target`` is the ``-t`` target whose run produced the file and
+    ``backend`` the registry entry that made it (the driver stamps both); the
+    manifest records the target so that a later run of that target knows which
+    files are its own, and OUT's state records both so that a later run can
+    keep one backend's files (Note [Unit reuse]).  ``span`` is the YAML entry
+    the file's *path* derives from (a per-operator header, say), for error
+    reports.
     """
 
     path: str
     text: str
     target: str = ""
     span: Span = attrs.field(default=NO_SPAN, eq=False, repr=False)
+    backend: str = ""
+
+    @property
+    def unit(self) -> str:
+        """``target/backend``: the emit call that made the file (registry.fragment_unit)."""
+        return f"{self.target}/{self.backend}"
 
     @property
     def data(self) -> bytes:
@@ -148,7 +157,7 @@ class OutputSet:
         """Keep only the path, target and span of ``path``'s file: its bytes are
         are staged now (Note [Texts handed over] in :mod:`schemac.backends.driver`)."""
         file = self._by_path[path]
-        bare = GeneratedFile(file.path, "", file.target, file.span)
+        bare = GeneratedFile(file.path, "", file.target, file.span, file.backend)
         self._by_path[path] = bare
         self._by_folded_path[path.casefold()] = bare
 

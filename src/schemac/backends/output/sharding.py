@@ -10,19 +10,21 @@ An item goes to the shard picked by a hash of its key (the operator name), not
 by its position: adding an operator changes exactly one shard file (and the
 Everything file), so an incremental build recompiles one shard, not all of
 them.  The hash is SHA-256, not Python's ``hash()``, so the assignment is the
-same for every ``PYTHONHASHSEED``, platform and Python version.  Items keep
+same for every ``PYTHONHASHSEED``, platform and Python version; and it stays
+SHA-256 (:func:`schemac.digests.sha256`), since it decides output bytes.  Items keep
 their input order inside a shard.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import TypeVar
 
 import attrs
+
+from schemac.digests import sha256
 
 T = TypeVar("T")
 
@@ -42,7 +44,7 @@ def _key_number(key: str) -> int:
     # Remembered for the process: a compile of torch's -t all shards the same
     # ~3,000 operator names ~15,000 times (every dispatch key's registration
     # files, the Operators and Python binding files); a pure function of key.
-    digest = hashlib.sha256(key.encode("utf-8")).digest()
+    digest = sha256(key.encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big")
 
 

@@ -14,18 +14,27 @@ directory, which :meth:`Stager.discard` removes if the compile fails.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 
 import attrs
 
 from schemac.backends.output.lock import OutPlaces
+from schemac.digests import hasher, hex_of
 
 #: Status letters of a staged file.
 CREATED, UPDATED, UNCHANGED = "c", "u", "="
+
+#: The digest recorded for a file found unchanged whose times were settled
+#: (Note [Settled files go unhashed]).
+UNHASHED = ""
+
+#: How old a file's mtime and ctime must be, by this machine's clock, for its
+#: digest to be left out (over a coarse file system's 2 s tick).
+SETTLED_NS = 3_000_000_000
 
 
 @attrs.frozen
@@ -38,10 +47,29 @@ class Staged:
 
     staging: str | None
     status: dict[str, str] = attrs.field(eq=False)
-    #: path -> SHA-256 (hex) of the bytes staged or found unchanged, for the
-    #: files an :class:`InlineStager` staged, so that the emitting
+    #: path -> digest (:func:`schemac.digests.hex_of`) of the bytes staged or
+    #: found unchanged, or :data:`UNHASHED` (Note [Settled files go unhashed]),
+    #: for the files an :class:`InlineStager` staged, so that the emitting
     #: process need not keep their texts; empty when staged in line.
     digests: dict[str, str] = attrs.field(factory=dict, eq=False)
+
+
+# Note [Settled files go unhashed]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The no-op record needs the digest of a file's intended bytes only when the
+# file is racy (Note [Up-to-date check] in schemac.rebuild): its times no older
+# than a clock tick before the record is made.  A file the commit writes is
+# racy or close to it, but most of a re-run's files are found unchanged in OUT
+# and keep times of an earlier run (after an edit of torch's YAML, -t all
+# finds 48 MB of its large texts unchanged: ~0.09 s of hashing).  So a file
+# found unchanged whose mtime and ctime are SETTLED_NS old when it is compared
+# gets UNHASHED instead of a digest.  Such a file can only be racy when the
+# record is made if something wrote it since, and then the record is refused
+# (schemac.rebuild.state): the next run is a full one.  It never falls back to
+# hashing what is on disk, which would record someone else's bytes as the
+# compile's.  The clock compared with is this machine's, the file's times the
+# file system's: a skew only makes a racy file of an UNHASHED one, which
+# costs a state, never a wrong one.
 
 
 def write_new_file(path: str, data: bytes) -> None:
@@ -62,13 +90,19 @@ def write_new_file(path: str, data: bytes) -> None:
 
 def same_bytes(path: str, data: bytes) -> bool:
     """Whether the file at ``path`` holds exactly ``data`` (False if there is none)."""
+    return _same_bytes(path, data) is not None
+
+
+def _same_bytes(path: str, data: bytes) -> os.stat_result | None:
+    """The file's ``stat`` if it holds exactly ``data``; None if it does not."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return False
+        return None
     try:
-        if os.fstat(handle).st_size != len(data):
-            return False
+        info = os.fstat(handle)
+        if info.st_size != len(data):
+            return None
         chunks = []
         remaining = len(data) + 1  # one byte more: a file that grew since fstat differs
         while remaining > 0:
@@ -77,9 +111,9 @@ def same_bytes(path: str, data: bytes) -> bool:
                 break
             chunks.append(chunk)
             remaining -= len(chunk)
-        return b"".join(chunks) == data
+        return info if b"".join(chunks) == data else None
     except IsADirectoryError:
-        return False
+        return None
     finally:
         os.close(handle)
 
@@ -96,32 +130,44 @@ def _chunks(text: str) -> Iterator[bytes]:
 
 def same_text(path: str, text: str) -> bool:
     """:func:`same_bytes` for an ASCII ``text``, without encoding it whole."""
+    return _same_text(path, text) is not None
+
+
+def _same_text(path: str, text: str) -> os.stat_result | None:
+    """:func:`_same_bytes` for an ASCII ``text``, without encoding it whole."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return False
+        return None
     try:
-        if os.fstat(handle).st_size != len(text):
-            return False
+        info = os.fstat(handle)
+        if info.st_size != len(text):
+            return None
         for chunk in _chunks(text):
             got = os.read(handle, len(chunk))
             while len(got) < len(chunk):
                 more = os.read(handle, len(chunk) - len(got))
                 if not more:
-                    return False
+                    return None
                 got += more
             if got != chunk:
-                return False
-        return not os.read(handle, 1)  # a file that grew since fstat differs
+                return None
+        # A file that grew since fstat differs.
+        return None if os.read(handle, 1) else info
     except IsADirectoryError:
-        return False
+        return None
     finally:
         os.close(handle)
 
 
+def _settled(info: os.stat_result) -> bool:
+    """Whether a file found unchanged may go unhashed (Note [Settled files go unhashed])."""
+    return max(info.st_mtime_ns, info.st_ctime_ns) < time.time_ns() - SETTLED_NS
+
+
 def write_new_text(path: str, text: str) -> str:
-    """:func:`write_new_file` of an ASCII ``text`` a chunk at a time; the bytes' SHA-256."""
-    digest = hashlib.sha256()
+    """:func:`write_new_file` of an ASCII ``text`` a chunk at a time; the bytes' digest."""
+    digest = hasher()
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         for chunk in _chunks(text):
@@ -135,8 +181,8 @@ def write_new_text(path: str, text: str) -> str:
 
 
 def text_digest(text: str) -> str:
-    """The SHA-256 of ``text``'s UTF-8 bytes, encoding a chunk at a time."""
-    digest = hashlib.sha256()
+    """The digest of ``text``'s UTF-8 bytes, encoding a chunk at a time."""
+    digest = hasher()
     for chunk in _chunks(text):
         digest.update(chunk)
     return digest.hexdigest()
@@ -159,27 +205,32 @@ class Stager:
         self._made: set[str] = set()
         self._status: dict[str, str] = {}
 
-    def add(self, path: str, data: bytes) -> None:
-        """Stage ``data`` for the relative ``path`` unless OUT already has it."""
+    def add(self, path: str, data: bytes) -> bool:
+        """Stage ``data`` for the relative ``path`` unless OUT already has it;
+        whether OUT had it with settled times (Note [Settled files go unhashed])."""
         if self.first_compile:
             status = CREATED
         else:
             destination = f"{self.out_dir}/{path}"
-            if same_bytes(destination, data):
+            info = _same_bytes(destination, data)
+            if info is not None:
                 self._status[path] = UNCHANGED
-                return
+                return _settled(info)
             status = UPDATED if os.path.isfile(destination) else CREATED
         self._status[path] = status
         self._write(path, data)
+        return False
 
     def add_text(self, path: str, text: str) -> str:
         """:meth:`add` for a large ASCII ``text``, never encoded whole; the
-        SHA-256 of its bytes (Note [Large texts staged in chunks])."""
+        digest of its bytes (Note [Large texts staged in chunks]), or
+        :data:`UNHASHED` (Note [Settled files go unhashed])."""
         if not self.first_compile:
             destination = f"{self.out_dir}/{path}"
-            if same_text(destination, text):
+            info = _same_text(destination, text)
+            if info is not None:
                 self._status[path] = UNCHANGED
-                return text_digest(text)
+                return UNHASHED if _settled(info) else text_digest(text)
             status = UPDATED if os.path.isfile(destination) else CREATED
         else:
             status = CREATED
@@ -231,7 +282,7 @@ class InlineStager:
 
     ``add`` returns the paths whose bytes it now holds (the caller drops their texts, Note
     [Texts handed over] in :mod:`schemac.backends.driver`), ``result`` what was
-    staged with the SHA-256 of every file's bytes (the no-op record needs the
+    staged with the digest of every file's bytes (the no-op record needs the
     intended bytes of the racy ones), ``discard`` removes it all.  Files are
     staged in batches of about :data:`INLINE_BATCH` bytes: the emitting process
     never holds every text at once (for ``-t headers`` the ~23 MB of texts
@@ -296,8 +347,8 @@ class InlineStager:
     def _flush(self) -> None:
         pending, self._pending, self._pending_size = self._pending, [], 0
         for path, data in pending:
-            self._stager.add(path, data)
-            self._digests[path] = hashlib.sha256(data).hexdigest()
+            settled = self._stager.add(path, data)
+            self._digests[path] = UNHASHED if settled else hex_of(data)
 
     def result(self) -> Staged:
         self._flush()

@@ -106,9 +106,7 @@ def _render_meta(r: _Renderer, family: Family) -> str:
 
 def _render_dispatch(r: _Renderer, inputs: tuple[str, list[Entry], str, str]) -> str:
     root, entries, key, export = inputs
-    return r.text(
-        "dispatch.h.mako", dispatch_keys.dispatch_header(root, entries, key, r.views, export)
-    )
+    return r.text("dispatch.h.mako", dispatch_keys.dispatch_header(root, entries, key, export))
 
 
 def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[Deferred]:

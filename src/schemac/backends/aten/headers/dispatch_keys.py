@@ -19,7 +19,6 @@ from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.headers.export_macros import DEFAULT_EXPORT, dispatch_export
 from schemac.backends.aten.registrations.keys import key_traits
 from schemac.backends.aten.registrations.plan import PlanIndex, plan_key
-from schemac.backends.aten.signatures.table import ViewTable
 from schemac.ir.dispatch import CODEGEN_DISPATCH_KEYS
 from schemac.ir.module import Module
 
@@ -69,20 +68,12 @@ def dispatch_header_path(root: str, key: str) -> str:
 
 
 def dispatch_header(
-    root: str,
-    entries: list[Entry],
-    key: str,
-    views: ViewTable | None = None,
-    export: str = DEFAULT_EXPORT,
+    root: str, entries: list[Entry], key: str, export: str = DEFAULT_EXPORT
 ) -> DispatchHeader:
-    """``views``: the run's view table, whose memo shares each declaration between keys;
-    ``export``: the key's export macro (:func:`~.export_macros.dispatch_export`)."""
-    views = ViewTable() if views is None else views
-    decls = tuple(
-        f"{export} {views.derived('decl', (sig,), sig.decl)};"
-        for entry in entries
-        for sig in entry.direct.all()
-    )
+    """``export``: the key's export macro (:func:`~.export_macros.dispatch_export`).
+    Each signature keeps its declaration, so the keys that declare a function
+    print it once."""
+    decls = tuple(f"{export} {sig.decl()};" for entry in entries for sig in entry.direct.all())
     return DispatchHeader(root, key.lower(), decls)
 
 
@@ -106,7 +97,7 @@ def key_headers(
 ) -> tuple[KeyUmbrella, tuple[DispatchHeader, ...]]:
     declared = declared_by_root(module, catalog, key, index)
     headers = tuple(
-        dispatch_header(root, entries, key, catalog.views, dispatch_export(catalog.profile, key))
+        dispatch_header(root, entries, key, dispatch_export(catalog.profile, key))
         for root, entries in declared.items()
     )
     return key_umbrella(key, declared), headers

@@ -38,12 +38,13 @@ class Forwarder:
 
 def forwarders(entry: Entry, views: ViewTable) -> tuple[Forwarder, ...]:
     out: list[Forwarder] = []
-    has_symint = entry.has_symint
-    for sig in entry.functions.all():
+    group = entry.functions
+    # The group has symbolic overloads exactly when the schema has a SymInt.
+    has_symint = group.symint is not None
+    for sig in group.all():
         args = ", ".join(shared_call_arguments(views, sig.params, entry.dispatcher.params))
         if entry.is_function:
-            decl = views.derived("decl", (sig,), sig.decl)
-            out.append(Forwarder(entry.qualified_schema, decl, entry.struct_name, args))
+            out.append(Forwarder(entry.qualified_schema, sig.decl(), entry.struct_name, args))
         if has_symint:
             int_type = "c10::SymInt" if sig.symint else "int64_t"
             out.append(

@@ -25,6 +25,7 @@ from schemac.backends.aten.headers.export_macros import (
     merges_shared_kernels,
     structured_export,
 )
+from schemac.backends.aten.signatures.native import kernel_is_symint
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.profiles import ReleaseProfile
 
@@ -92,7 +93,11 @@ def _unstructured(entry: Entry, key: str, scope: _Scope) -> Iterator[tuple[str, 
     memo_key = (entry.schema, kernel.name, export)
     decl = scope.printed.get(memo_key)
     if decl is None:
-        sig = scope.views.native(entry.fn, kernel=kernel.name)
+        # A kernel's signature is its function's under the kernel's name: the
+        # unnamed one (symbolic or not, as the name says) prints it, so a
+        # function's kernels share one printed parameter list.
+        symint = kernel_is_symint(kernel.name)
+        sig = scope.views.native(entry.fn, kernel=None, symint=symint)
         decl = scope.printed[memo_key] = KernelDecl(export, sig.decl(kernel.name))
     yield kernel.namespace, decl
 

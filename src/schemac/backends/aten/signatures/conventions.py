@@ -23,10 +23,20 @@ class Conventions:
 
     @classmethod
     def of(cls, fn: NativeFunction) -> Conventions:
-        return cls(
-            const_ref_for_mutable_tensors=fn.use_const_ref_for_mutable_tensors,
-            ilistref_for_tensor_lists=fn.structured or fn.structured_delegate is not None,
-        )
+        # One of the four values, not a new equal one: every view of every
+        # function asks, and the parameter memos (``functools.lru_cache`` keyed
+        # by argument and conventions) then compare by identity, not field by field.
+        return _ALL[
+            fn.use_const_ref_for_mutable_tensors,
+            fn.structured or fn.structured_delegate is not None,
+        ]
 
 
 DEFAULT_CONVENTIONS = Conventions()
+
+_ALL: dict[tuple[bool, bool], Conventions] = {
+    (const_ref, ilistref): Conventions(const_ref, ilistref)
+    for const_ref in (False, True)
+    for ilistref in (False, True)
+}
+_ALL[False, False] = DEFAULT_CONVENTIONS

@@ -98,6 +98,8 @@ def cpp_signature_group_of(
     fallback_binding: bool = False,
 ) -> CppSignatureGroup:
     rearranged = func.arguments.tensor_options is not None or bool(func.arguments.out)
+    # The overloads differ in parameters and name only: one return type for the four.
+    returns = returns_type(func.returns, conv)
 
     def make(faithful: bool, symint: bool) -> CppSignature:
         return cpp_signature(
@@ -108,6 +110,7 @@ def cpp_signature_group_of(
             cpp_no_default_args=cpp_no_default_args,
             conv=conv,
             fallback_binding=fallback_binding,
+            returns=returns,
         )
 
     symbolic = has_symint(func)
@@ -128,7 +131,9 @@ def cpp_signature(
     cpp_no_default_args: frozenset[str] = frozenset(),
     conv: Conventions = DEFAULT_CONVENTIONS,
     fallback_binding: bool = False,
+    returns: C.CType | None = None,
 ) -> CppSignature:
+    """``returns``: the C++ return type of ``func`` under ``conv``, if the caller has it."""
     params = tuple(
         _params(
             func,
@@ -142,14 +147,15 @@ def cpp_signature(
     if faithful:
         params = tuple(p.without_default() for p in params)
     prefix = FALLBACK_PREFIX if fallback_binding else ""
+    plain_name = prefix + cpp_name(func, faithful=faithful, symint=False)
     return CppSignature(
-        name=prefix + cpp_name(func, faithful=faithful, symint=symint),
+        name=prefix + cpp_name(func, faithful=faithful, symint=True) if symint else plain_name,
         params=params,
-        returns=returns_type(func.returns, conv),
+        returns=returns_type(func.returns, conv) if returns is None else returns,
         method=method,
         faithful=faithful,
         symint=symint,
-        plain_name=prefix + cpp_name(func, faithful=faithful, symint=False),
+        plain_name=plain_name,
     )
 
 

@@ -209,5 +209,9 @@ class Param:
         return self._defn
 
     def without_default(self) -> Param:
+        if self.default is None:
+            # Frozen, so the parameter itself (most have no default): no new
+            # object and no second spelling of the same text.
+            return self
         # Direct construction: attrs.evolve introspects the fields on every call.
         return Param(self.type, self.name, None, self.source)

@@ -16,7 +16,7 @@ reference types throughout (:func:`structured_argument_type`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
 
 from schemac.backends.aten.signatures import cxx_types as C
 from schemac.backends.aten.signatures.conventions import Conventions
@@ -212,7 +212,11 @@ def _return_type(ty: Type, *, mutable: bool, conv: Conventions) -> C.CType:
     raise UnsupportedType(f"no C++ return type for '{ty}'")
 
 
-def returns_type(returns: Sequence[Return], conv: Conventions) -> C.CType:
+# Every view of a function maps the same returns (dispatcher, native, C++ API),
+# and most functions return one of a few shapes (``Tensor``, ``Tensor(a!)``):
+# the type is a pure function of the returns and the conventions, and frozen.
+@functools.lru_cache(maxsize=4096)
+def returns_type(returns: tuple[Return, ...], conv: Conventions) -> C.CType:
     if not returns:
         return C.VOID
     if len(returns) == 1:
