@@ -8,8 +8,9 @@ rep, so the load of a shared machine hits all of them alike:
 
 * schemac end to end: load the YAML, run the passes the target needs, emit
   the target and commit it to a directory, as ``schemac compile -t TARGET``
-  does with its default ``-j`` (2 on a machine with 2 cores or more: after
-  the passes, a forked child shares the emit calls, Note [Split emission]);
+  does with its default ``-j`` (2 on a machine with 2 cores or more: a helper
+  process stages the files and, for ``-t python``, match-derivatives runs
+  beside the binding files, Note [Late work]);
 * torchgen cold: the generator on empty parse caches, so it parses the YAML
   (and loads derivatives.yaml), as a fresh process does;
 * schemac backend only: emit and commit from a module loaded and through
@@ -142,6 +143,7 @@ def _schemac_full(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[],
     _import_schemac(bench.target)
     from schemac.backends.driver import compile_to_directory
     from schemac.cli_pipeline import compile_pass_manager
+    from schemac.compile_plan import split_late_work
     from schemac.frontend.loader import load_module
     from schemac.passes.base import PassContext
 
@@ -151,8 +153,9 @@ def _schemac_full(bench: TargetBench, inputs: Inputs, out: Path) -> Callable[[],
 
     def run() -> object:
         context = PassContext()
-        module = compile_pass_manager(targets, None).run(context, load_module(*files)).module
-        compile_to_directory(module, targets, out, jobs=None)
+        manager, late = split_late_work(compile_pass_manager(targets, None), targets, context)
+        module = manager.run(context, load_module(*files)).module
+        compile_to_directory(module, targets, out, jobs=None, late=late)
         return module  # freed after the clocks stop, see timed()
 
     return run

@@ -86,9 +86,10 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="processes to use: with 2 (the default on a machine with 2 or more cores, "
-        "unless the YAML has fewer than 256 functions) the passes run, then this process "
-        "and a second one share the backends' emission, each taking the next emit call "
-        "when it is free; 1 does everything in one process. The output is the same "
+        "unless the YAML has fewer than 256 functions, or OUT holds a recorded earlier "
+        "run) the backends are dealt into two shares of about equal cost and a second "
+        "process emits one of them (with the passes only its backends need, such as "
+        "match-derivatives); 1 does everything in one process. The output is the same "
         "either way",
     )
 
@@ -165,6 +166,7 @@ def _compile_recorded(
 ) -> int:
     from schemac.backends.driver import compile_to_directory
     from schemac.backends.registry import target_reads
+    from schemac.compile_plan import split_late_work
 
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
@@ -184,8 +186,12 @@ def _compile_recorded(
             # Targets whose inputs did not change keep their files: Note [Target reuse].
             reused = recording.plan_reuse(targets, module.sources)
             targets = tuple(t for t in targets if t not in reused)
+        # Passes only some backends need may run beside the others: Note [Late work].
+        manager, late = split_late_work(
+            compile_pass_manager(targets, args.select), targets, context
+        )
         try:
-            pipeline = compile_pass_manager(targets, args.select).run(context, module)
+            pipeline = manager.run(context, module)
         except SchemacError as error:  # reported as check reports it
             _, problems = every_problem(
                 load, lambda m: m, names=cpp_name_diagnostics, failure=error
@@ -204,6 +210,7 @@ def _compile_recorded(
             outputs_list=args.outputs_list,
             extra_inputs=() if args.select is None else (str(args.select),),
             jobs=args.jobs,
+            late=late,
             notify=_tell,
             profile=target.profile,
             werror=target.werror,

@@ -6,7 +6,7 @@ and view group, its derivative entry and backward node, its signature in each
 C++ view and in Python, and the generated files that mention it with the
 symbols they mention it by.  It reads the resolved module (after every pass)
 and the signature views, so it sits above the layers, beside
-:mod:`schemac.compile_record`; the CLI only loads and prints.
+:mod:`schemac.compile_plan`; the CLI only loads and prints.
 
 The files are searched for the operator's own identifiers: the ``at::_ops``
 struct (``add_Tensor``) and every identifier ending in ``_add_Tensor``

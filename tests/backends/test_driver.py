@@ -146,8 +146,8 @@ def test_split_emission_raises_the_error_a_run_in_order_meets_first(
         BackendEntry(b.name, f"{__name__}:{b.name.upper()}", b.targets) for b in (ERR_CPU, ERR_CUDA)
     )
     monkeypatch.setattr(registry, "BACKENDS", entries)
-    plan = split.plan_split(split.emission_units(order))
-    assert plan is not None and len(plan.queued) == 2
+    plan = split.plan_split(split.emission_units(order), None)
+    assert plan is not None and len(plan.queued) == 2 and not plan.child_first
     out = tmp_path / "out"
     for jobs in (1, 2, 2, 2):
         with pytest.raises(InputError) as raised:
@@ -163,7 +163,7 @@ def test_split_emission_gives_the_files_and_warnings_of_one_process(
     fake_registry: None, split_always: None, tmp_path: Path
 ) -> None:
     targets = ("cpu", "cuda")
-    assert split.plan_split(split.emission_units(targets)) is not None
+    assert split.plan_split(split.emission_units(targets), None) is not None
     one = driver.compile_to_directory(MODULE, targets, tmp_path / "one", jobs=1)
     two = driver.compile_to_directory(MODULE, targets, tmp_path / "two", jobs=2)
     assert [(f.path, f.target) for f in one.files] == [(f.path, f.target) for f in two.files]

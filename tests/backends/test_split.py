@@ -1,9 +1,9 @@
 """Emission split across two processes: the same outcome as one process.
 
-See Note [Split emission] in schemac.backends.split: every pass runs before
-the fork, and the split shares only emit calls.  Compiles run the CLI on the
-toy library (examples/toyops) with ``-j 1`` and ``-j 2`` and compare
-everything a user sees: files, exit code, messages.
+See Note [Split emission] in schemac.backends.split and Note [Late work] in
+schemac.backends.late_work.  Compiles run the CLI on the toy library
+(examples/toyops) with ``-j 1`` and ``-j 2`` and compare everything a user
+sees: files, exit code, messages.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ import pytest
 
 from schemac.backends import driver
 from schemac.backends.forked import can_fork
+from schemac.backends.late_work import LateWork
 from schemac.backends.output.staging import InlineStager, Staged, merge_staged
 from schemac.backends.registry import TARGET_NAMES
 from schemac.backends.split import UnitQueue, emission_units, plan_split
 from schemac.cli_pipeline import compile_pass_manager
+from schemac.compile_plan import split_late_work
 from schemac.frontend.loader import load_module
 from schemac.passes.base import PassContext
 
@@ -29,24 +31,64 @@ ROOT = Path(__file__).resolve().parents[2]
 TOYOPS = ROOT / "examples" / "toyops"
 
 
-def test_python_matches_derivatives_among_its_passes() -> None:
-    # The node getters read the autograd table: the pass runs in the pipeline,
-    # before any backend, in whichever process emits them.
-    assert compile_pass_manager(["python"], None).names() == (
-        "resolve-dispatch",
-        "autogen-variants",
-        "match-derivatives",
-    )
+def _split(
+    targets: list[str], select: Path | None = None
+) -> tuple[tuple[str, ...], LateWork | None]:
+    manager = compile_pass_manager(targets, select)
+    early, late = split_late_work(manager, targets, PassContext())
+    return early.names(), late
+
+
+def test_python_leaves_matching_derivatives_to_the_node_getters() -> None:
+    early, late = _split(["python"])
+    assert early == ("resolve-dispatch", "autogen-variants")
+    assert late is not None
+    assert late.pass_names == ("match-derivatives",)
+    assert late.backends == {"python-autograd-nodes"}
+
+
+@pytest.mark.parametrize(
+    "targets",
+    [
+        ["autograd"],  # every backend needs the late facts: nothing to overlap
+        ["headers", "cpu"],  # no pass provides only derived tables
+    ],
+)
+def test_no_split_without_both_kinds_of_backend(targets: list[str]) -> None:
+    manager = compile_pass_manager(targets, None)
+    early, late = split_late_work(manager, targets, PassContext())
+    assert late is None
+    assert early is manager
+
+
+def test_no_split_when_an_early_pass_needs_a_late_fact(tmp_path: Path) -> None:
+    # selective-build reads the autograd infos, so matching them cannot wait.
+    selection = tmp_path / "selected.yaml"
+    selection.write_text("- aten::scale\n")
+    _, late = _split(["python"], selection)
+    assert late is None
+
+
+def _late(backends: set[str]) -> LateWork:
+    return LateWork(lambda m: (m, (), ()), ("match-derivatives",), frozenset(backends))
 
 
 @pytest.mark.parametrize("targets", [list(TARGET_NAMES), ["python"], ["cpu", "cuda", "headers"]])
 def test_the_plan_holds_every_emit_call_once_the_queue_largest_first(targets: list[str]) -> None:
     units = emission_units(targets)
-    plan = plan_split(units)
-    assert plan is not None
+    plan = plan_split(units, None)
+    assert plan is not None and not plan.child_first and not plan.late
     assert sorted(plan.queued, key=lambda u: u.position) == list(units)
-    costs = [sum(u.cost for u in lot) for lot in plan.lots]
+    costs = [u.cost for u in plan.queued]
     assert costs == sorted(costs, reverse=True)
+
+
+def test_the_late_backends_are_the_childs_own() -> None:
+    late = _late({"autograd", "autograd-kernels", "python-autograd-nodes"})
+    plan = plan_split(emission_units(list(TARGET_NAMES)), late)
+    assert plan is not None and plan.late
+    assert {u.backend.name for u in plan.child_first} == late.backends
+    assert not {u.backend.name for u in plan.queued} & late.backends
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
@@ -75,12 +117,15 @@ def test_two_processes_take_every_queued_unit_exactly_once() -> None:
 
 
 def test_one_emit_call_is_not_split() -> None:
-    assert plan_split(emission_units(["declarations"])) is None
+    assert plan_split(emission_units(["declarations"]), None) is None
+    # Every call reads the late facts: all of them wait for the late passes.
+    assert plan_split(emission_units(["autograd"]), _late({"autograd", "autograd-kernels"})) is None
 
 
 def test_autograd_alone_is_made_in_two_halves() -> None:
-    # The passes have run before the fork: its two backends can go to either process.
-    plan = plan_split(emission_units(["autograd"]))
+    # Without late work (every backend of -t autograd reads the autograd
+    # table: the passes run first), its two backends can go to either process.
+    plan = plan_split(emission_units(["autograd"]), None)
     assert plan is not None
     assert sorted(u.backend.name for u in plan.queued) == ["autograd", "autograd-kernels"]
 
@@ -167,7 +212,7 @@ def _output_before(tmp_path: Path, name: str) -> Path:
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
-def test_an_error_of_match_derivatives_is_reported_as_in_one_process(tmp_path: Path) -> None:
+def test_an_error_of_the_late_passes_is_reported_as_in_one_process(tmp_path: Path) -> None:
     derivatives = _broken_derivatives(tmp_path)
     outs = [_output_before(tmp_path, f"out{jobs}") for jobs in (1, 2)]
     before = _tree(outs[0])
@@ -180,11 +225,10 @@ def test_an_error_of_match_derivatives_is_reported_as_in_one_process(tmp_path: P
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
-def test_a_pass_error_is_reported_with_the_names_problems(tmp_path: Path) -> None:
-    # Both inputs are bad: an argument named like a C++ keyword and a
-    # derivative formula.  The passes fail before any backend runs, and a
-    # failing compile reports the C++ names' problems beside the passes'
-    # (Note [Every error in one run]), as -t autograd alone always did.
+def test_a_late_pass_error_comes_before_an_error_found_while_emitting(tmp_path: Path) -> None:
+    # Both inputs are bad: an argument named like a C++ keyword (found by the
+    # name check in the main process) and a derivative formula (found by the
+    # worker).  In one process the pass runs first; so its error wins in both.
     native = tmp_path / "native_functions.yaml"
     text = (TOYOPS / "native_functions.yaml").read_text()
     native.write_text(text + "\n- func: keyword_arg(Tensor self, int default) -> Tensor\n")
@@ -192,7 +236,7 @@ def test_a_pass_error_is_reported_with_the_names_problems(tmp_path: Path) -> Non
     one = _compile(tmp_path / "one", 1, derivatives=derivatives, native=native)
     two = _compile(tmp_path / "two", 2, derivatives=derivatives, native=native)
     assert one.returncode == two.returncode == 1
-    assert "no_such_name" in one.stderr and "'default'" in one.stderr
+    assert "no_such_name" in one.stderr and "'default'" not in one.stderr
     assert two.stderr == one.stderr
     assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
 
@@ -210,16 +254,20 @@ def test_a_crashing_child_fails_the_compile(
     module = load_module(
         TOYOPS / "native_functions.yaml", TOYOPS / "tags.yaml", TOYOPS / "derivatives.yaml"
     )
-    module = compile_pass_manager(["python"], None).run(PassContext(), module).module
+    manager = compile_pass_manager(["python"], None)
+    early, late = split_late_work(manager, ["python"], PassContext())
     out = tmp_path / "out"
     with pytest.raises(RuntimeError, match="boom in the worker"):
-        compile_to_directory(module, ["python"], out, jobs=2)
+        compile_to_directory(
+            early.run(PassContext(), module).module, ["python"], out, jobs=2, late=late
+        )
     assert not out.exists()
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs os.fork")
-def test_a_bad_name_is_reported_as_in_one_process(tmp_path: Path) -> None:
-    # The C++ names are checked before the fork: no process emits anything.
+def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: Path) -> None:
+    # With late work in the child the C++ names are checked there (after the
+    # late passes), while the parent already emits the binding files.
     native = tmp_path / "native_functions.yaml"
     text = (TOYOPS / "native_functions.yaml").read_text()
     native.write_text(text + "\n- func: keyword_arg(Tensor self, int default) -> Tensor\n")
@@ -233,8 +281,8 @@ def test_a_bad_name_is_reported_as_in_one_process(tmp_path: Path) -> None:
 
 def test_headers_alone_is_two_queued_halves_of_about_equal_cost() -> None:
     # Its two halves (the rest, and the per-operator headers) first, Operators.cpp after.
-    plan = plan_split(emission_units(["headers"]))
-    assert plan is not None
+    plan = plan_split(emission_units(["headers"]), None)
+    assert plan is not None and not plan.child_first
     assert [[u.backend.name for u in lot] for lot in plan.lots] == [
         ["aten-aggregate-headers"],
         ["aten-headers"],
@@ -246,18 +294,10 @@ def test_the_headers_halves_are_one_entry_among_other_targets() -> None:
     # Apart they would compute the views both read twice (JOINT_UNITS).
     aten = [t for t in TARGET_NAMES if t not in ("autograd", "python")]
     for targets in (list(TARGET_NAMES), aten):
-        plan = plan_split(emission_units(targets))
+        plan = plan_split(emission_units(targets), None)
         assert plan is not None
         names = [[u.backend.name for u in lot] for lot in plan.lots]
         assert ["aten-aggregate-headers", "aten-headers"] in names
-
-
-def test_the_autograd_halves_are_one_entry_among_other_targets() -> None:
-    # Apart they would make the operator plans both read twice (JOINT_UNITS);
-    # -t autograd alone keeps them apart (test_autograd_alone_is_made_in_two_halves).
-    plan = plan_split(emission_units(list(TARGET_NAMES)))
-    assert plan is not None
-    assert ["autograd", "autograd-kernels"] in [[u.backend.name for u in lot] for lot in plan.lots]
 
 
 def test_a_first_compiles_child_stages_into_the_parents_directory(tmp_path: Path) -> None:

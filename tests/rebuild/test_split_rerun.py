@@ -31,8 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
 BOOKKEEPING = frozenset({state.STATE_NAME, FRAGMENTS_NAME})
 #: Deferred files (headers), fragments (cpu's registrations, declarations, the
-#: Python bindings) and the backends reading match-derivatives' table (autograd,
-#: the Python node getters).
+#: Python bindings) and late work (autograd, the Python node getters).
 TARGETS = "headers,schema,cpu,autograd,python,declarations"
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="needs os.fork")
@@ -99,7 +98,7 @@ def _stamps(root: Path) -> dict[str, tuple[int, int]]:
 def test_split_reruns_equal_cold_compiles_and_rewrite_only_what_differs(
     split_toy: Path, render_log: Path, tmp_path: Path
 ) -> None:
-    plan = split.plan_split(split.emission_units(TARGETS.split(",")))
+    plan = split.plan_split(split.emission_units(TARGETS.split(",")), None)
     assert plan is not None
     assert "aten-headers" in {u.backend.name for u in plan.queued}
     out = tmp_path / "out"

@@ -18,6 +18,7 @@ import attrs
 
 from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall, can_fork
+from schemac.backends.late_work import LateWork, run_late_inline
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.output.journal import discard_leftovers, recover
@@ -27,6 +28,7 @@ from schemac.backends.output.staging import InlineStager, Staged, discard_staged
 from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
 from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
 from schemac.backends.split import (
+    BEFORE_UNITS,
     Failure,
     ShareResult,
     SplitPlan,
@@ -45,6 +47,7 @@ def emit_targets(
     module: Module,
     targets: Sequence[str],
     *,
+    late: LateWork | None = None,
     parallel: bool = False,
     timings: list[tuple[str, float]] | None = None,
     on_file: Callable[[GeneratedFile], Iterable[str] | None] | None = None,
@@ -69,7 +72,8 @@ def emit_targets(
     C++ name (:mod:`.cpp_names`), :class:`~schemac.backends.output.OutputError`
     for bad or duplicate paths, and whatever
     :class:`~schemac.diagnostics.SchemacError` a backend raises for input it
-    cannot express.  With ``parallel`` (and ``os.fork``) the emit
+    cannot express.  ``late``: passes still to run and the backends that need
+    them (Note [Late work]).  With ``parallel`` (and ``os.fork``) the emit
     calls are shared with a forked child (Note [Split emission]): the child
     stages its files for ``stage_for`` (an output directory, or the stager
     to use: :meth:`~.output.staging.InlineStager.sibling`) and its staging
@@ -81,19 +85,25 @@ def emit_targets(
     those come back without their text (Note [Texts handed over]).
     ``profile``: the target release's (the reference release's when not
     given).  ``warnings``, if given, receives what the backends warned about
-    (``EmitOptions.finish``; errors with ``werror``).
+    (``EmitOptions.finish``; errors with ``werror``) and what the late
+    passes warned about in the child (in one process they go to the passes'
+    own context).
     """
     profile = reference_profile() if profile is None else profile
     units = emission_units(targets)
     here = _Emission(OutputSet(), on_file, reuse, profile, werror)
     if reuse is not None:
         units = here.keep_units(units, reuse.kept_units())
-    plan = plan_split(units) if parallel and can_fork() else None
-    check_cpp_names(module)  # the names every backend prints
+    plan = plan_split(units, late) if parallel and can_fork() else None
+    if plan is None or not plan.late:
+        if late is not None:
+            module = run_late_inline(module, late, timings)
+        # The names every backend prints (in the child when it runs the late passes).
+        check_cpp_names(module)
     if plan is None:
         here.emit_all(module, units)
     else:
-        _emit_split(module, plan, here, stage_for, staged_apart)
+        _emit_split(module, plan, late, here, stage_for, staged_apart)
     if timings is not None:
         timings.extend(here.timings)
     if warnings is not None:
@@ -109,6 +119,7 @@ def emit_targets(
 def _emit_split(
     module: Module,
     plan: SplitPlan,
+    late: LateWork | None,
     here: _Emission,
     stage_for: str | InlineStager | None,
     staged_apart: list[Staged] | None,
@@ -116,7 +127,7 @@ def _emit_split(
     """Note [Split emission]: the child forked, the units shared, then both met."""
     mine, theirs, close_queue = dealt(plan)
     child = ForkedCall(
-        lambda: _child_share(module, theirs, here, stage_for),
+        lambda: _child_share(module, plan, theirs, late, here, stage_for),
         "the second share of the backends",
     )
     try:
@@ -160,16 +171,26 @@ def _sweep_after_child(stage_for: str | InlineStager | None) -> None:
 
 def _child_share(
     module: Module,
+    plan: SplitPlan,
     units: Iterable[Unit],
+    late: LateWork | None,
     parent: _Emission,
     stage_for: str | InlineStager | None,
 ) -> ShareResult:
-    """The child's side: its units, as the queue hands them out."""
+    """The child's side: the late work if the plan gives it, then its units."""
     stager = InlineStager(stage_for) if isinstance(stage_for, str) else stage_for
     reuse = parent.reuse  # the child's copy: child_handover gives back what it learns
     on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
     there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
     try:
+        if plan.late and late is not None:
+            try:
+                module, pass_timings, late_warnings = late.run_passes(module)
+                check_cpp_names(module)
+            except SchemacError as error:
+                return ShareResult(failure=Failure(BEFORE_UNITS, type(error), error.diagnostics))
+            there.timings.extend((f"{name} (split)", s) for name, s in pass_timings)
+            there.warnings.extend((BEFORE_UNITS, w) for w in late_warnings)
         failure = there.emit_all(module, units, suffix=" (split)", split=True)
         if failure is not None:
             if stager is not None:
@@ -363,7 +384,7 @@ class CompileResult:
     report: CommitReport
     #: ``(target, seconds)`` of every target's emission, then ``("write", seconds)``.
     timings: tuple[tuple[str, float], ...] = ()
-    #: Warnings of the backends, in the order of a run in one process (Note [Split emission]).
+    #: Warnings of the backends, and of late passes run in the child (Note [Split emission]).
     warnings: tuple[Diagnostic, ...] = ()
     #: path -> SHA-256 of the bytes of the files the stagers wrote or found
     #: unchanged: their ``files`` entries have no text (Note [Texts handed over]).
@@ -389,6 +410,7 @@ def compile_to_directory(
     outputs_list: Path | None = None,
     extra_inputs: Sequence[str] = (),
     jobs: int | None = 1,
+    late: LateWork | None = None,
     notify: Callable[[str], None] | None = None,
     before_commit: Callable[[], None] | None = None,
     after_commit: Callable[[CompileResult], None] | None = None,
@@ -406,7 +428,8 @@ def compile_to_directory(
     files before they exist.  A dry run writes none of these.
 
     ``jobs``: with 2 or more (and ``os.fork``), the emit calls are shared
-    with a forked child (Note [Split emission]); the result is the same, byte
+    with a forked child, which runs the ``late`` passes first if some
+    backends need them (Note [Split emission]); the result is the same, byte
     for byte.  Each process stages its files as they are emitted.
     None: as many as pay (:func:`effective_jobs`; a module with fewer than
     :data:`SERIAL_BELOW_FUNCTIONS` functions is compiled in one process).
@@ -434,6 +457,7 @@ def compile_to_directory(
             outputs_list,
             extra_inputs,
             jobs,
+            late,
             profile,
             werror,
             reuse,
@@ -462,6 +486,7 @@ def _compile_locked(
     outputs_list: Path | None,
     extra_inputs: Sequence[str],
     jobs: int | None,
+    late: LateWork | None,
     profile: ReleaseProfile | None,
     werror: bool = False,
     reuse: FileReuse | None = None,
@@ -477,6 +502,7 @@ def _compile_locked(
         files = emit_targets(
             module,
             targets,
+            late=late,
             parallel=jobs > 1,
             timings=timings,
             on_file=None if helper is None else (lambda f: helper.add_text(f.path, f.text)),

@@ -41,7 +41,7 @@ class ForkedCall(Generic[T]):
 
     def __init__(self, function: Callable[[], T], what: str) -> None:
         assert can_fork()
-        #: For messages: what the child does ("the second share of the backends").
+        #: For messages: what the child does ("the late passes").
         self.what = what
         self._replies, reply_w = os.pipe()
         self._done = False

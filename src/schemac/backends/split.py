@@ -31,33 +31,34 @@ process took which unit: each unit is emitted by the same code over the same
 module, and the commit sees the same files.  What a run in one process would
 report is kept too:
 
-* *Errors*: a process that meets an error notes the position of its unit
-  and takes no more units; the other one empties the queue, so every unit a
-  run in order would have emitted before the error is emitted, and the error
-  of the lowest position is the one raised: the one a run in order meets
-  first.
+* *Late work* (Note [Late work]): passes that only add a derived table (the
+  autograd table of ``match-derivatives``) run in the child first, and the
+  units reading that table are the child's own (:attr:`SplitPlan.child_first`);
+  meanwhile the parent takes units from the queue.  The child also checks the
+  C++ names after those passes (:mod:`.cpp_names`), as a run in one process
+  does before any backend.
+* *Errors*: a process that meets an error notes the position of its unit (-1
+  for the late passes and the name check) and takes no more units; the other
+  one empties the queue, so every unit a run in order would have emitted
+  before the error is emitted, and the error of the lowest position is the
+  one raised: the one a run in order meets first.
 * *Warnings* come back tagged with their unit's position and are logged in
   that order; output-path problems are reported in an order of their own
   (:class:`~.output.files.OutputSet`), not in the order files arrived.
 
 Costs only order the queue; a wrong estimate makes ``-j 2`` slower, never
 different.
-
-Only emission is split: every pass, and the check of the C++ names, has run
-before the fork.  Until 2026-12-06 a pass that only adds a derived table
-(``match-derivatives``) ran in the child first, before the units reading its
-table; measured again once the queue balanced the two processes, it saved
-too little to keep the backends layer running passes (docs/performance.md,
-"Late work measured again").
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import attrs
 
+from schemac.backends.late_work import LateWork
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.staging import Staged
 from schemac.backends.registry import BackendEntry, backends_for, fragment_unit
@@ -88,6 +89,8 @@ UNIT_COST: dict[str, float] = {
     "composite/aten-view-copy-kernels": 0.06,
 }
 _SMALL_COST = 0.02
+#: Position of the late passes and the name check: before every unit.
+BEFORE_UNITS = -1
 
 
 @attrs.frozen
@@ -111,24 +114,29 @@ def emission_units(targets: Sequence[str]) -> tuple[Unit, ...]:
 
 #: Emit calls that read one catalog and view table: in one process the second
 #: reuses what the first computed (-t headers' two halves: 0.7 and 0.8 s alone,
-#: 1.3 s together; autograd's two halves share their operator plans, ~0.065 s).
-#: They are queued as one entry, which one process takes
+#: 1.3 s together).  They are queued as one entry, which one process takes
 #: whole, unless they cost more than every other call of the run together:
 #: then that process would emit them while the other one idles, and they go
-#: apart (``-t headers`` or ``-t autograd`` alone; ``-t all`` keeps them together).
+#: apart (``-t headers`` alone; ``-t all`` keeps them together).
 JOINT_UNITS: tuple[frozenset[str], ...] = (
     frozenset({"headers/aten-aggregate-headers", "headers/aten-headers"}),
-    frozenset({"autograd/autograd", "autograd/autograd-kernels"}),
 )
 
 
 @attrs.frozen
 class SplitPlan:
-    """The queue's entries, largest first."""
+    """Which units the child emits first, and the queue's entries, largest first."""
 
+    #: The units reading a late fact: the child's, after the late passes.
+    child_first: tuple[Unit, ...]
     #: The queue's entries in the order it hands them out: each the units (one,
     #: or joint units) that the process taking it emits in turn.
     lots: tuple[tuple[Unit, ...], ...]
+
+    @property
+    def late(self) -> bool:
+        """Whether the child runs the late work (before its own units)."""
+        return bool(self.child_first)
 
     @property
     def queued(self) -> tuple[Unit, ...]:
@@ -136,18 +144,25 @@ class SplitPlan:
         return tuple(u for lot in self.lots for u in lot)
 
 
-def plan_split(units: Sequence[Unit]) -> SplitPlan | None:
-    """How ``units`` are shared, or None when a split cannot pay: a single queue
-    entry leaves the second process nothing to do."""
-    lots = sorted(_lots(units), key=lambda lot: (-sum(u.cost for u in lot), lot[0].position))
-    if len(lots) < 2 or len(lots) >= UnitQueue.END:
+def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None:
+    """How ``units`` are shared, or None when a split cannot pay: one unit, or
+    every unit waits for the late passes (nothing for the parent to do)."""
+    child_first = tuple(u for u in units if late is not None and u.backend.name in late.backends)
+    rest = [u for u in units if u not in child_first]
+    lots = sorted(
+        _lots(rest, sum(u.cost for u in child_first)),
+        key=lambda lot: (-sum(u.cost for u in lot), lot[0].position),
+    )
+    if len(units) < 2 or not lots or len(lots) >= UnitQueue.END:
         return None
-    return SplitPlan(tuple(lots))
+    if len(lots) == 1 and not child_first:
+        return None
+    return SplitPlan(child_first, tuple(lots))
 
 
-def _lots(units: Sequence[Unit]) -> list[tuple[Unit, ...]]:
+def _lots(units: Sequence[Unit], busy: float) -> list[tuple[Unit, ...]]:
     """``units`` as queue entries: joint units together unless they cost more than
-    the others together."""
+    the others and ``busy`` (the child's own units) together."""
     lots: list[tuple[Unit, ...]] = []
     joint: dict[frozenset[str], list[Unit]] = {}
     for unit in units:
@@ -157,7 +172,7 @@ def _lots(units: Sequence[Unit]) -> list[tuple[Unit, ...]]:
             lots.append((unit,))
         else:
             joint.setdefault(group, []).append(unit)
-    total = sum(u.cost for u in units)
+    total = busy + sum(u.cost for u in units)
     for members in joint.values():
         cost = sum(u.cost for u in members)
         if len(members) > 1 and cost <= total - cost:
@@ -215,9 +230,9 @@ def dealt(plan: SplitPlan) -> tuple[Iterable[Unit], Iterable[Unit], Callable[[],
         pin = PIN_TO_CHILD
         here = [u for u in plan.queued if not pin(u)]
         there = [u for u in plan.queued if pin(u)]
-        return here, there, lambda: None
+        return here, [*plan.child_first, *there], lambda: None
     queue = UnitQueue(plan.lots)
-    return queue.take(), queue.take(), queue.close
+    return queue.take(), itertools.chain(plan.child_first, queue.take()), queue.close
 
 
 @attrs.frozen

@@ -341,9 +341,8 @@ def iter_python_nodes(module: Module) -> Iterator[GeneratedFile]:
 def emit_python_nodes(module: Module) -> list[GeneratedFile]:
     """python_functions.h and its shards: the only files that read the autograd table.
 
-    A backend of their own (registry ``python-autograd-nodes``): the only
-    one of ``-t python`` that requires match-derivatives' table, and another
-    unit for the split's queue (Note [Split emission]).
+    A backend of their own (registry ``python-autograd-nodes``), so that the
+    bindings need not wait for match-derivatives: Note [Late work].
     """
     with _collector_paused():
         return list(autograd_node_files(module, Templates(TEMPLATES_PACKAGE)))
