@@ -86,9 +86,9 @@ def _arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="N",
         help="processes to use: with 2 (the default on a machine with 2 or more cores, "
-        "unless the YAML has fewer than 256 functions, or OUT holds a recorded earlier "
-        "run) the backends are dealt into two shares of about equal cost and a second "
-        "process emits one of them (with the passes only its backends need, such as "
+        "unless the YAML has fewer than 256 functions) the backends' emit calls are "
+        "shared with a second process, each taking the next one as it is free (that "
+        "process also runs the passes only its backends need, such as "
         "match-derivatives); 1 does everything in one process. The output is the same "
         "either way",
     )

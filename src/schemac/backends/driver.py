@@ -18,7 +18,7 @@ import attrs
 
 from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall, can_fork
-from schemac.backends.late_work import LateWork, run_late_inline
+from schemac.backends.late_work import LateWork, run_late_inline, run_late_passes
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
 from schemac.backends.output.files import GeneratedFile, OutputSet
 from schemac.backends.output.journal import discard_leftovers, recover
@@ -185,7 +185,7 @@ def _child_share(
     try:
         if plan.late and late is not None:
             try:
-                module, pass_timings, late_warnings = late.run_passes(module)
+                module, pass_timings, late_warnings = run_late_passes(module, late)
                 check_cpp_names(module)
             except SchemacError as error:
                 return ShareResult(failure=Failure(BEFORE_UNITS, type(error), error.diagnostics))

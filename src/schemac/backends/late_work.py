@@ -33,7 +33,8 @@ from collections.abc import Callable
 
 import attrs
 
-from schemac.diagnostics import Diagnostic
+from schemac.backends.cpp_names import cpp_name_diagnostics
+from schemac.diagnostics import Diagnostic, SchemacError
 from schemac.ir.module import Module
 
 #: Runs the late passes on a module: the module after them, the
@@ -56,12 +57,28 @@ class LateWork:
     werror: bool = False
 
 
+def run_late_passes(
+    module: Module, late: LateWork
+) -> tuple[Module, tuple[tuple[str, float], ...], tuple[Diagnostic, ...]]:
+    """``late.run_passes(module)``, in this process or the split's child.
+
+    A failure reports the C++ names' problems too, as a failure of the
+    passes run before any backend does (the compile's ``every_problem``): a
+    bad derivative formula beside a bad name gives both errors whichever
+    targets the compile has, not only when ``match-derivatives`` happens to
+    run with the other passes."""
+    try:
+        return late.run_passes(module)
+    except SchemacError as error:
+        raise type(error)([*error.diagnostics, *cpp_name_diagnostics(module)]) from None
+
+
 def run_late_inline(
     module: Module, late: LateWork, timings: list[tuple[str, float]] | None = None
 ) -> Module:
     """The late passes in this process (``-j 1``, or no ``os.fork``); ``timings`` gets theirs."""
     # The warnings are in the caller's pass context already (same process).
-    module, pass_timings, _warnings = late.run_passes(module)
+    module, pass_timings, _warnings = run_late_passes(module, late)
     if timings is not None:
         timings.extend(pass_timings)
     return module
