@@ -15,7 +15,6 @@ import pytest
 
 from out_trees import contents, stats
 from schemac import launcher
-from schemac.backends.forked import can_fork
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.python.backend import PythonBindingsBackend, PythonNodesBackend
 from schemac.backends.registry import EmitOptions
@@ -146,27 +145,3 @@ def test_a_unit_that_wrote_no_file_is_reused_too(
     _edit_derivatives(toy)
     assert launcher.main(argv) == 0
     assert calls == ["backend"]
-
-
-def test_the_calls_left_after_a_derivatives_edit_are_shared_by_two_processes(
-    toy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # Every call left reads the autograd table (Note [Late work]): the late
-    # passes run first, then the calls are shared (split.plan_split).
-    def argv(out: Path, *extra: str) -> list[str]:
-        words = _argv(toy, out)
-        words[words.index("schema,python")] = "schema,python,autograd"
-        return [*words, *extra]
-
-    out = tmp_path / "out"
-    assert launcher.main(argv(out, "-j", "2")) == 0
-    path = toy / "derivatives.yaml"
-    path.write_text(path.read_text().replace("grad", "grad * 1", 1))
-    capsys.readouterr()
-    assert launcher.main(argv(out, "-j", "2", "--time-passes")) == 0
-    timed = [line.split()[:2] for line in capsys.readouterr().err.splitlines() if line]
-    if can_fork():
-        assert ["autograd", "(split)"] in timed or ["python", "(split)"] in timed
-    assert ["schema"] not in [words[:1] for words in timed]
-    assert launcher.main(argv(tmp_path / "cold")) == 0
-    assert contents(out) == contents(tmp_path / "cold")

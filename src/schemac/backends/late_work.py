@@ -17,10 +17,7 @@ the two instead of their sum.
 for any targets: the late passes are those providing only derived-table
 facts, the late backends those requiring one of those facts.  No split is
 made when either side would be empty, or when an early pass needs a late
-fact.  Unit reuse (Note [Unit reuse]) can empty the early side after that
-decision (a derivatives.yaml edit keeps the Python bindings): then the late
-passes run in line first and the emit calls are shared as usual
-(:func:`.split.plan_split`).
+fact.
 
 The result is the same as running everything in one process, byte for byte:
 the child runs the same passes on the same module and the same backends;

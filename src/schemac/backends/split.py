@@ -145,15 +145,9 @@ class SplitPlan:
 
 
 def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None:
-    """How ``units`` are shared, or None when a split cannot pay (one unit).
-
-    When every unit waits for the late passes (the units that do not were
-    kept, Note [Unit reuse]: after a derivatives.yaml edit), the plan has no
-    late part: the caller runs the passes first, in line, and the units are
-    shared as if there were none."""
+    """How ``units`` are shared, or None when a split cannot pay: one unit, or
+    every unit waits for the late passes (nothing for the parent to do)."""
     child_first = tuple(u for u in units if late is not None and u.backend.name in late.backends)
-    if child_first and len(child_first) == len(units):
-        return plan_split(units, None)
     rest = [u for u in units if u not in child_first]
     lots = sorted(
         _lots(rest, sum(u.cost for u in child_first)),
