@@ -26,3 +26,14 @@ def stats(root: Path) -> dict[str, tuple[int, int, int]]:
         str(p.relative_to(root)): (p.stat().st_ino, p.stat().st_mtime_ns, p.stat().st_ctime_ns)
         for p in sorted(root.rglob("*"))
     }
+
+
+def compile_argv(
+    library: Path, out: Path, targets: str, *extra: str, derivatives: bool = False
+) -> list[str]:
+    """``schemac compile`` of a library laid out like examples/toyops into ``out``."""
+    native, tags = library / "native_functions.yaml", library / "tags.yaml"
+    words = ["compile", str(native), "--tags", str(tags)]
+    if derivatives:
+        words += ["--derivatives", str(library / "derivatives.yaml")]
+    return [*words, "-t", targets, "-o", str(out), *extra]

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from out_trees import contents
+from out_trees import compile_argv, contents
 from schemac import launcher
 from schemac.backends.aten.registrations import operators, register_key, view_copy
 from schemac.backends.functionalization import plan
@@ -69,16 +69,7 @@ def _count_plumbing(context: Any, inputs: Any) -> str:
 
 
 def _argv(toy: Path, out: Path) -> list[str]:
-    return [
-        "compile",
-        str(toy / "native_functions.yaml"),
-        "--tags",
-        str(toy / "tags.yaml"),
-        "-t",
-        TARGETS,
-        "-o",
-        str(out),
-    ]
+    return compile_argv(toy, out, TARGETS)
 
 
 def _edit(toy: Path, old: str, new: str) -> None:

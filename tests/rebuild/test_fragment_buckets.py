@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fragment_store import MemoryStore
+from out_trees import compile_argv
 from schemac import launcher
 from schemac.backends.buckets import SEPARATOR, bucket_of, bucketed_texts
 from schemac.backends.python import emit
@@ -78,16 +79,7 @@ _REAL_BINDINGS = emit._bindings_text
 
 
 def _argv(toy: Path, out: Path) -> list[str]:
-    return [
-        "compile",
-        str(toy / "native_functions.yaml"),
-        "--tags",
-        str(toy / "tags.yaml"),
-        "-t",
-        "python",
-        "-o",
-        str(out),
-    ]
+    return compile_argv(toy, out, "python")
 
 
 def _python_files(out: Path) -> dict[str, bytes]:

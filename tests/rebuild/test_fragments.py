@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from fragment_store import MemoryStore
+from out_trees import compile_argv
 from schemac import launcher
 from schemac.backends.declarations import backend as declarations
 from schemac.backends.reuse import Fragments
@@ -151,16 +152,7 @@ def test_garbage_past_its_share_is_compacted_away(
 
 
 def _argv(toy: Path, out: Path) -> list[str]:
-    return [
-        "compile",
-        str(toy / "native_functions.yaml"),
-        "--tags",
-        str(toy / "tags.yaml"),
-        "-t",
-        "declarations,cpu",
-        "-o",
-        str(out),
-    ]
+    return compile_argv(toy, out, "declarations,cpu")
 
 
 def _flip_default(toy: Path) -> None:

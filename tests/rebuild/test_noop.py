@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from out_trees import contents, stats
+from out_trees import compile_argv, contents, stats
 from schemac import launcher
 from schemac.backends.output.commit import CommitReport
 from schemac.rebuild import fingerprint, noop, state
@@ -34,19 +34,7 @@ def toy(tmp_path: Path) -> Path:
 
 
 def _argv(toy: Path, out: Path, *extra: str) -> list[str]:
-    return [
-        "compile",
-        str(toy / "native_functions.yaml"),
-        "--tags",
-        str(toy / "tags.yaml"),
-        "--derivatives",
-        str(toy / "derivatives.yaml"),
-        "-t",
-        TARGETS,
-        "-o",
-        str(out),
-        *extra,
-    ]
+    return compile_argv(toy, out, TARGETS, *extra, derivatives=True)
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from out_trees import contents, stats
+from out_trees import compile_argv, contents, stats
 from schemac import launcher
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.python.backend import PythonBindingsBackend, PythonNodesBackend
@@ -32,19 +32,8 @@ def toy(tmp_path: Path) -> Path:
     return copy
 
 
-def _argv(toy: Path, out: Path) -> list[str]:
-    return [
-        "compile",
-        str(toy / "native_functions.yaml"),
-        "--tags",
-        str(toy / "tags.yaml"),
-        "--derivatives",
-        str(toy / "derivatives.yaml"),
-        "-t",
-        "schema,python",
-        "-o",
-        str(out),
-    ]
+def _argv(toy: Path, out: Path, targets: str = "schema,python") -> list[str]:
+    return compile_argv(toy, out, targets, derivatives=True)
 
 
 @pytest.fixture
@@ -137,8 +126,7 @@ def test_a_unit_that_wrote_no_file_is_reused_too(
         return original(self, module, options)
 
     monkeypatch.setattr(BackendStubsBackend, "emit", emit)
-    argv = [*_argv(toy, tmp_path / "out")]
-    argv[argv.index("schema,python")] = "schema,python,backend"
+    argv = _argv(toy, tmp_path / "out", "schema,python,backend")
     assert launcher.main(argv) == 0
     assert calls == ["backend"]
     assert not [p for p in contents(tmp_path / "out") if "Native" in p]
