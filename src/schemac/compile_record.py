@@ -361,7 +361,9 @@ class Recording:
         def kept_key(path: str) -> str:
             return keys.get(path) or (previous[path][1] if path in previous else "")
 
-        generated = [(f.path, f.unit, keys.get(f.path, "")) for f in result.files]
+        generated = [
+            (f.path, fragment_unit(f.target, f.backend), keys.get(f.path, "")) for f in result.files
+        ]
         generated += [(p, u, kept_key(p)) for p, u in result.kept]
         generated += [(p, u, kept_key(p)) for u, paths in self._whole_units.items() for p in paths]
         fragments = self._commit_fragments(digests)

@@ -61,11 +61,6 @@ class GeneratedFile:
     backend: str = ""
 
     @property
-    def unit(self) -> str:
-        """``target/backend``: the emit call that made the file (registry.fragment_unit)."""
-        return f"{self.target}/{self.backend}"
-
-    @property
     def data(self) -> bytes:
         """The bytes written: UTF-8, ``\\n`` line ends on every platform."""
         return self.text.encode("utf-8")
