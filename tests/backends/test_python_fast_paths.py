@@ -210,3 +210,25 @@ def test_dispatch_facts_are_let_go_after_their_last_expected_ask() -> None:
     assert memo.facts(twice) == first  # asked once more than counted: the same facts
     kept = memo.facts(unexpected)
     assert memo.facts(unexpected) is kept  # not counted: kept, as without expect
+
+
+def test_a_sources_counted_asks_are_its_bindings_asks(schemac_module) -> None:  # type: ignore[no-untyped-def]
+    """BindingSource.facts_asked counts, before any signature is made, the asks
+    binding_view makes of the binding made from the source (binding_facts_asked):
+    every source of torch's bindings."""
+    from collections import Counter
+
+    from schemac.backends.python.bindings import binding_facts_asked
+    from schemac.backends.python.operators import Signatures, binding_sources, operator_binding
+
+    sources = binding_sources(schemac_module)
+    signatures = Signatures()
+    checked = 0
+    for _, items in sources.per_module:
+        for source in items:
+            binding = operator_binding(source, signatures)
+            assert binding is not None
+            counted = Counter(map(id, source.facts_asked()))
+            assert counted == Counter(map(id, binding_facts_asked(binding))), source.python_name
+            checked += 1
+    assert checked > 1500

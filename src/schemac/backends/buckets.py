@@ -15,16 +15,23 @@ each), the others are read back and split.
 
 A bucket's key covers exactly the pieces it holds, in order, so adding or
 removing a piece changes only its own bucket's key; the texts come back in
-the order of the pieces, whatever the buckets.
+the order of the pieces, whatever the buckets.  A piece should be the cheap
+*source* of its texts, with whatever is derived from it derived in the
+render: the key then costs a digest of the sources, and an edit derives only
+the pieces of the buckets it changed (the Python bindings: Note [Binding
+sources] in ``backends/python/operators.py``).  A piece may have several
+texts (:func:`bucketed_parts`: a binding, its method-table entry, its
+forward declaration), each ended by :data:`SEPARATOR`.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from schemac.backends.reuse import Fragments
+from schemac.diagnostics import Diagnostic, InputError
 
 #: Ends each piece's text in a bucket's text.  No generated C++ contains a NUL
 #: character; if one ever did, the count check in :func:`bucketed_texts` fails.
@@ -58,20 +65,65 @@ def bucketed_texts(
     families sharing a render function never share a fragment); ``names[i]``
     is the name piece ``i`` is bucketed by.
     """
-    members: list[list[int]] = [[] for _ in range(BUCKETS)]
-    for index, name in enumerate(names):
-        members[bucket_of(name)].append(index)
     texts = [""] * len(pieces)
-    for bucket in members:
-        if not bucket:
-            continue
-        text = fragments.text(render, (label, tuple(pieces[i] for i in bucket)), context)
-        parts = text.split(SEPARATOR)
-        if parts.pop() or len(parts) != len(bucket):
-            raise AssertionError(
-                f"{label}: a bucket of {len(bucket)} pieces rendered as {len(parts)} texts"
-                f" (a piece must contain no {SEPARATOR!r} and end with one)"
-            )
+    for bucket, parts in _rendered_buckets(fragments, render, label, pieces, names, context, 1):
         for index, part in zip(bucket, parts, strict=True):
             texts[index] = part
     return texts
+
+
+def bucketed_parts(
+    fragments: Fragments,
+    render: Callable[[Any, tuple[str, tuple[T, ...]]], str],
+    label: str,
+    pieces: Sequence[T],
+    names: Sequence[str],
+    context: object = None,
+    *,
+    parts: int,
+) -> list[tuple[str, ...]]:
+    """:func:`bucketed_texts` for pieces of ``parts`` texts each: a bucket's text
+    is each piece's texts in turn, each followed by :data:`SEPARATOR`."""
+    result: list[tuple[str, ...]] = [()] * len(pieces)
+    for bucket, texts in _rendered_buckets(fragments, render, label, pieces, names, context, parts):
+        for k, index in enumerate(bucket):
+            result[index] = tuple(texts[k * parts : (k + 1) * parts])
+    return result
+
+
+def _rendered_buckets(
+    fragments: Fragments,
+    render: Callable[[Any, tuple[str, tuple[T, ...]]], str],
+    label: str,
+    pieces: Sequence[T],
+    names: Sequence[str],
+    context: object,
+    parts: int,
+) -> Iterator[tuple[list[int], list[str]]]:
+    """Each non-empty bucket's piece indices and its texts, split.
+
+    A bucket whose render is an input error does not hide the others' errors:
+    the rest are rendered, and every error is raised together at the end.
+    """
+    members: list[list[int]] = [[] for _ in range(BUCKETS)]
+    for index, name in enumerate(names):
+        members[bucket_of(name)].append(index)
+    problems: list[Diagnostic] = []
+    for bucket in members:
+        if not bucket:
+            continue
+        try:
+            text = fragments.text(render, (label, tuple(pieces[i] for i in bucket)), context)
+        except InputError as error:
+            problems += error.diagnostics
+            continue
+        texts = text.split(SEPARATOR)
+        if texts.pop() or len(texts) != parts * len(bucket):
+            raise AssertionError(
+                f"{label}: a bucket of {len(bucket)} pieces rendered as {len(texts)} texts"
+                f" (a piece must contain no {SEPARATOR!r} and end each of its {parts}"
+                " texts with one)"
+            )
+        yield bucket, texts
+    if problems:
+        raise InputError(problems)

@@ -97,18 +97,27 @@ def _call_matches(call: _ParsedCall, deprecated: FunctionSchema, aten: FunctionS
     return deprecated.returns == aten.returns
 
 
-def deprecated_signatures(
+@attrs.frozen
+class DeprecatedUse:
+    """A deprecated.yaml entry with one overload it calls (an entry may match several)."""
+
+    entry: DeprecatedSignature
+    #: The ATen call's arguments: the entry's own argument names, or constants.
+    call_args: tuple[str, ...]
+    function: NativeFunction
+
+
+def deprecated_uses(
     entries: Iterable[DeprecatedSignature],
-    functions: Sequence[SignedFunction],
+    functions: Sequence[NativeFunction],
     *,
-    method: bool,
     pruned: bool = False,
-    make_arguments: ArgumentMaker = python_arguments,
-) -> list[SignedFunction]:
-    """A deprecated signature for every (entry, matching overload) pair, in entry order.
+) -> list[DeprecatedUse]:
+    """Every (entry, matching overload of ``functions``) pair, in entry order.
 
     ``pruned`` says the module is a selective build: an entry whose overload
-    was not selected is then dropped instead of reported.
+    was not selected is then dropped instead of reported.  Only the schemas
+    are compared: no Python signature is made here (:func:`deprecated_signature`).
     """
     # Each entry's problems, reported in entry order below.
     calls = []
@@ -118,11 +127,13 @@ def deprecated_signatures(
     # Only the few names deprecated.yaml calls are indexed, not every function's.
     wanted = {call.name for _, call, _ in calls if call is not None}
     by_name: dict[str, list[NativeFunction]] = {}
-    for pair in functions:
-        if pair.signature.name in wanted:
-            by_name.setdefault(pair.signature.name, []).append(pair.function)
+    for function in functions:
+        # The name a Python signature of the function carries (python_signature).
+        name = str(function.func.name.name)
+        if name in wanted:
+            by_name.setdefault(name, []).append(function)
     problems: list[Diagnostic] = []
-    result: list[SignedFunction] = []
+    result: list[DeprecatedUse] = []
     for entry, call, entry_problems in calls:
         problems += entry_problems
         if call is None:
@@ -132,14 +143,7 @@ def deprecated_signatures(
             if not _call_matches(call, entry.schema, function.func):
                 continue
             matched = True
-            signature = python_signature(
-                entry.schema,
-                category_override=function.category_override,
-                method=method,
-                deprecated=DeprecatedCall(entry.schema, call.args),
-                make_arguments=make_arguments,
-            )
-            result.append(SignedFunction(signature, function))
+            result.append(DeprecatedUse(entry, call.args, function))
         if not matched and not pruned:
             problems.append(
                 Diagnostic(
@@ -152,3 +156,18 @@ def deprecated_signatures(
     if problems:
         raise InputError(problems)
     return result
+
+
+def deprecated_signature(
+    use: DeprecatedUse, *, method: bool, make_arguments: ArgumentMaker = python_arguments
+) -> SignedFunction:
+    """The deprecated parser signature of ``use`` (suffix ``|deprecated``), with its overload."""
+    schema = use.entry.schema
+    signature = python_signature(
+        schema,
+        category_override=use.function.category_override,
+        method=method,
+        deprecated=DeprecatedCall(schema, use.call_args),
+        make_arguments=make_arguments,
+    )
+    return SignedFunction(signature, use.function)

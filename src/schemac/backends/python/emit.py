@@ -23,7 +23,7 @@ from collections.abc import Iterator, Sequence
 
 import attrs
 
-from schemac.backends.buckets import SEPARATOR, bucketed_texts
+from schemac.backends.buckets import SEPARATOR, bucketed_parts
 from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.output.sharding import ShardedFile, sharded
@@ -34,18 +34,29 @@ from schemac.backends.python.binding_text import (
     binding_text,
 )
 from schemac.backends.python.bindings import (
-    binding_facts_asked,
     binding_view,
     forward_declaration,
     method_table_entry,
 )
 from schemac.backends.python.dispatch import CallMemo
 from schemac.backends.python.node_getters import getters_text
-from schemac.backends.python.operators import OperatorBinding, PythonBindings, python_bindings
+from schemac.backends.python.operators import (
+    BindingSource,
+    PythonBindingSources,
+    Signatures,
+    binding_sources,
+    operator_binding,
+)
 from schemac.backends.python.return_types import StructSeq, structseqs
-from schemac.backends.python.routing import SUBMODULES, TORCH_FUNCTIONS, VARIABLE_METHODS
+from schemac.backends.python.routing import (
+    SUBMODULES,
+    TORCH_FUNCTIONS,
+    VARIABLE_METHODS,
+    BindingModule,
+)
 from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, module_sources
+from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.host import AUTOGRAD, HostFile
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName
@@ -84,47 +95,123 @@ class ReturnTypesView:
 
 @attrs.frozen
 class _BindingContext:
-    """What every binding's render shares: the compile's memo and the release's spelling."""
+    """What every binding's render shares: the compile's memos and the release's spelling."""
 
     memo: CallMemo
+    signatures: Signatures
     torch_function_test: str
+    #: Every bound overload: it only words the hint of a missing-twin error,
+    #: never a text (Note [Binding sources]).
+    everywhere: tuple[NativeFunction, ...]
 
 
-def _bindings_text(
-    context: _BindingContext, bucket: tuple[str, tuple[OperatorBinding, ...]]
-) -> str:
-    # Each view is printed at once and dropped: only the text is kept.
-    test = context.torch_function_test
+#: The texts a bucket holds per binding: the binding function, its
+#: method-table entry and its forward declaration (empty for methods).  A
+#: binding a selective build leaves without overloads has three empty texts.
+_PARTS = 3
+
+
+def _bindings_text(context: _BindingContext, bucket: tuple[str, tuple[BindingSource, ...]]) -> str:
+    # Each binding is made from its source here, only for the buckets that are
+    # rendered (Note [Binding sources]); each view is printed at once and
+    # dropped: only the texts are kept.
     memo = context.memo
     texts = []
-    for b in bucket[1]:
-        texts.append(binding_text(binding_view(b, memo), torch_function_test=test) + SEPARATOR)
-        memo.binding_done()
+    problems: list[Diagnostic] = []
+    for source in bucket[1]:
+        try:
+            texts.append(_binding_texts(context, source))
+        except InputError as error:
+            problems += error.diagnostics  # the bucket's other bindings are still checked
+        finally:
+            memo.binding_done()
+    if problems:
+        raise InputError(problems)
     return "".join(texts)
+
+
+def _binding_texts(context: _BindingContext, source: BindingSource) -> str:
+    binding = operator_binding(source, context.signatures, context.everywhere)
+    if binding is None:
+        return SEPARATOR * _PARTS
+    view = binding_view(binding, context.memo)
+    text = binding_text(view, torch_function_test=context.torch_function_test)
+    forward = forward_declaration(binding) or ""
+    return f"{text}{SEPARATOR}{method_table_entry(binding)}{SEPARATOR}{forward}{SEPARATOR}"
 
 
 def _file_view(
     pieces: Fragments,
     context: _BindingContext,
     label: str,
-    bindings: Sequence[OperatorBinding],
+    sources: Sequence[BindingSource],
     **extra: str,
 ) -> BindingFileView:
-    # Note [Fragment buckets]: a binding's text is a function of its
-    # OperatorBinding (the name, the file, every overload with its signature
-    # and the merged, ordered parser entries: what grouping by name across
-    # entries and deprecated.yaml made of the module) and of the release.
-    names = [b.python_name for b in bindings]
-    texts = tuple(bucketed_texts(pieces, _bindings_text, label, bindings, names, context))
-    forwards = tuple(d for d in (forward_declaration(b) for b in bindings) if d is not None)
+    # Note [Fragment buckets]: a binding's texts are a function of its source
+    # (Note [Binding sources]: the name, the file, its overloads and the
+    # deprecated.yaml entries calling them, whether the build is selective)
+    # and of the release, so a bucket is keyed by its sources.
+    names = [s.python_name for s in sources]
+    parts = bucketed_parts(pieces, _bindings_text, label, sources, names, context, parts=_PARTS)
+    # A binding's function text is never empty: an empty one was left unbound.
+    bound = [(source, texts) for source, texts in zip(sources, parts, strict=True) if texts[0]]
     return BindingFileView(
         # ``scale`` and ``scale_`` (or ``__and__`` and ``__iand__``) share one
         # per-operator header; list it once (PyTorch's generator repeats it).
-        operator_headers=tuple(dict.fromkeys(b.name.base for b in bindings)),
-        bindings=texts,
-        table_entries=tuple(method_table_entry(b) for b in bindings),
-        forward_declarations=forwards,
+        operator_headers=tuple(dict.fromkeys(source.name.base for source, _ in bound)),
+        bindings=tuple(texts[0] for _, texts in bound),
+        table_entries=tuple(texts[1] for _, texts in bound),
+        forward_declarations=tuple(texts[2] for _, texts in bound if texts[2]),
         **extra,
+    )
+
+
+@attrs.frozen
+class _BindingFile:
+    """One binding file to print: its sources, template and skeleton's fields."""
+
+    path: str
+    template: str
+    sources: tuple[BindingSource, ...]
+    #: A submodule's file: PyTorch's template of it is its own (else the template's).
+    host_name: str | None = None
+    extra: tuple[tuple[str, str], ...] = ()
+
+
+def _binding_file_plan(sources: PythonBindingSources) -> Iterator[_BindingFile]:
+    yield _BindingFile(
+        VARIABLE_METHODS.filename,
+        "python_variable_methods.cpp.mako",
+        sources.for_module(VARIABLE_METHODS),
+    )
+    layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
+    torch = sources.for_module(TORCH_FUNCTIONS)
+    shards = sharded(torch, lambda s: s.name.base, TORCH_FUNCTIONS.shards)
+    for index, shard in enumerate(shards):
+        yield _BindingFile(
+            layout.shard_path(index),
+            "python_torch_functions.cpp.mako",
+            shard,
+            extra=(("shard_id", f"_{index}"),),
+        )
+    for target in SUBMODULES:
+        yield _BindingFile(
+            target.filename,
+            "python_submodule_functions.cpp.mako",
+            sources.for_module(target),
+            host_name=target.filename,
+            extra=_submodule_fields(target),
+        )
+
+
+def _submodule_fields(target: BindingModule) -> tuple[tuple[str, str], ...]:
+    return (
+        ("qualified_name", target.qualified_name),
+        ("short_name", target.python_module or ""),
+        ("module_object", target.module_object),
+        ("table_name", target.table_name),
+        ("init_function", target.init_function),
+        ("attribute", target.attribute),
     )
 
 
@@ -151,81 +238,65 @@ def binding_fillings(view: BindingFileView) -> dict[str, Filling]:
 
 def binding_files(
     module: Module,
-    all_bindings: PythonBindings,
+    all_sources: PythonBindingSources,
     templates: Templates,
     fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``fragments``: where the bindings are rendered (Note [Fragment buckets])."""
+    """``fragments``: where the bindings are rendered (Note [Fragment buckets]).
+
+    An overload Python cannot express is an input error when its bucket is
+    rendered; every file's bindings are still made, so that all such errors
+    are reported together, and no file is handed on after the first.
+    """
     sources = module_sources(module, derivatives=True)
     pieces = Fragments() if fragments is None else fragments
-    memo = CallMemo(  # shared by the files of this compile only
-        all_bindings.arguments,
-        factory_methods_check_dispatch=all_bindings.factory_methods_check_dispatch,
+    signatures = Signatures()  # shared by the files of this compile only
+    memo = CallMemo(
+        signatures.arguments,
+        factory_methods_check_dispatch=all_sources.factory_methods_check_dispatch,
     )
-    test = (
-        HAS_TORCH_FUNCTION if all_bindings.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
-    )
-    # Each function's dispatch facts are let go after their last ask (CallMemo.expect).
+    test = HAS_TORCH_FUNCTION if all_sources.method_has_torch_function else CHECK_HAS_TORCH_FUNCTION
+    # Each function's dispatch facts are let go after their last ask
+    # (CallMemo.expect); the asks of buckets not rendered never come, which
+    # only keeps a few facts to the end.
     memo.expect(
         function
-        for _, bindings in all_bindings.per_module
-        for binding in bindings
-        for function in binding_facts_asked(binding)
+        for _, items in all_sources.per_module
+        for source in items
+        for function in source.facts_asked()
     )
-    context = _BindingContext(memo, test)
+    context = _BindingContext(memo, signatures, test, all_sources.bound)
 
-    def render(template: str, view: BindingFileView, path: str) -> GeneratedFile:
+    problems: list[Diagnostic] = []
+    for planned in _binding_file_plan(all_sources):
+        try:
+            view = _file_view(pieces, context, planned.path, planned.sources, **dict(planned.extra))
+        except InputError as error:
+            problems += error.diagnostics
+            continue
+        if problems:
+            continue
         # PyTorch's own template, when the host release's is given: it carries
         # the hand-written bindings (Tensor.size, _parse_to, ...) too.
-        host = host_template(module, template.removesuffix(".mako"))
+        host = host_template(module, planned.host_name or planned.template.removesuffix(".mako"))
         if host is not None:
-            return GeneratedFile(_path(path), splice(host, binding_fillings(view)))
-        return GeneratedFile(_path(path), templates.render(template, view, sources=sources))
-
-    yield render(
-        "python_variable_methods.cpp.mako",
-        _file_view(
-            pieces, context, VARIABLE_METHODS.filename, all_bindings.for_module(VARIABLE_METHODS)
-        ),
-        VARIABLE_METHODS.filename,
-    )
-
-    torch = all_bindings.for_module(TORCH_FUNCTIONS)
-    layout = ShardedFile(TORCH_FUNCTIONS.filename, TORCH_FUNCTIONS.shards)
-    shards = sharded(torch, lambda b: b.name.base, TORCH_FUNCTIONS.shards)
-    for index, shard in enumerate(shards):
-        path = layout.shard_path(index)
-        view = _file_view(pieces, context, path, shard, shard_id=f"_{index}")
-        yield render("python_torch_functions.cpp.mako", view, path)
-
-    for target in SUBMODULES:
-        view = _file_view(
-            pieces,
-            context,
-            target.filename,
-            all_bindings.for_module(target),
-            qualified_name=target.qualified_name,
-            short_name=target.python_module or "",
-            module_object=target.module_object,
-            table_name=target.table_name,
-            init_function=target.init_function,
-            attribute=target.attribute,
-        )
-        host = host_template(module, target.filename)
-        if host is not None:
-            yield GeneratedFile(_path(target.filename), splice(host, binding_fillings(view)))
-            continue
-        yield render("python_submodule_functions.cpp.mako", view, target.filename)
+            yield GeneratedFile(_path(planned.path), splice(host, binding_fillings(view)))
+        else:
+            text = templates.render(planned.template, view, sources=sources)
+            yield GeneratedFile(_path(planned.path), text)
+    if problems:
+        # An overload bound in two files fails in both: report it once.
+        raise InputError(dict.fromkeys(problems))
 
 
 def return_type_files(
-    module: Module, all_bindings: PythonBindings, templates: Templates
+    module: Module, all_sources: PythonBindingSources, templates: Templates
 ) -> Iterator[GeneratedFile]:
     # Every function-side overload counts, whatever file binds it (PyTorch's
     # torch.return_types lists them all, methods have function twins).
     by_name: dict[BaseOperatorName, list[NativeFunction]] = {}
-    for pair in all_bindings.function_pairs:
-        by_name.setdefault(pair.function.func.name.name, []).append(pair.function)
+    for function in all_sources.function_side:
+        by_name.setdefault(function.func.name.name, []).append(function)
     types: list[StructSeq] = []
     for _, functions in sorted(by_name.items(), key=lambda item: str(item[0])):
         types.extend(seq for _, seq in structseqs(functions))
@@ -302,10 +373,10 @@ def _emit_python(
     module: Module, profile: ReleaseProfile | None, fragments: Fragments | None
 ) -> list[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
-    bindings = python_bindings(module, profile)
+    sources = binding_sources(module, profile)
     return [
-        *binding_files(module, bindings, templates, fragments),
-        *return_type_files(module, bindings, templates),
+        *binding_files(module, sources, templates, fragments),
+        *return_type_files(module, sources, templates),
     ]
 
 
@@ -327,9 +398,9 @@ def _iter_python(
     module: Module, profile: ReleaseProfile | None, fragments: Fragments | None
 ) -> Iterator[GeneratedFile]:
     templates = Templates(TEMPLATES_PACKAGE)
-    bindings = python_bindings(module, profile)
-    yield from binding_files(module, bindings, templates, fragments)
-    yield from return_type_files(module, bindings, templates)
+    sources = binding_sources(module, profile)
+    yield from binding_files(module, sources, templates, fragments)
+    yield from return_type_files(module, sources, templates)
 
 
 def iter_python_nodes(module: Module) -> Iterator[GeneratedFile]:

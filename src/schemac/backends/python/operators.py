@@ -3,18 +3,41 @@
 This is the view every emitter consumes: for one :class:`BindingModule`, the
 operator names it binds (sorted by name, as the files list them), and for each
 name its :class:`OperatorBinding` - the raw (signature, function) pairs and
-the merged, ordered parser entries.  Computed once per module per run.
+the merged, ordered parser entries.
+
+Note [Binding sources]
+~~~~~~~~~~~~~~~~~~~~~~
+An :class:`OperatorBinding` is made in two steps.  :func:`binding_sources`
+decides, for the whole module, which overloads each binding binds: the bound
+overloads of one name that one file binds, in the module's order, and the
+deprecated.yaml entries matched to them (a :class:`BindingSource`).  That
+takes no Python signature: whether an overload is bound, where it is routed,
+its name and which overload a deprecated entry calls are read off the IR.
+:func:`operator_binding` then makes the binding from its source alone: the
+signatures (a pure function of each overload and of the file being a method
+table, :class:`Signatures`), the deprecated signatures, the grouping and the
+ordering.  So a binding, and every text printed from it, is a function of its
+source and of the release: the source is what the binding files key a bucket
+of bindings by (Note [Fragment buckets]), and the signatures are only made for
+the buckets an edit changed.  Errors follow the same rule: whether a source's
+signatures, grouping or view fail depends on the source only (the module-wide
+list of bound overloads only words the hint of a missing out= twin), so a
+bucket rendered before without error renders again without error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import attrs
 
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault
 from schemac.backends.autograd.policy import reference_policy
-from schemac.backends.python.deprecated import deprecated_signatures
+from schemac.backends.python.deprecated import (
+    DeprecatedUse,
+    deprecated_signature,
+    deprecated_uses,
+)
 from schemac.backends.python.errors import (
     ReservedArgumentName,
     UnbindableOverload,
@@ -24,15 +47,13 @@ from schemac.backends.python.errors import (
 from schemac.backends.python.overloads import OverloadGroup, SignedFunction, group_overloads
 from schemac.backends.python.routing import (
     BINDING_MODULES,
-    VARIABLE_METHODS,
     BindingModule,
     partition,
 )
 from schemac.backends.python.signatures import (
-    ArgumentMaker,
     ArgumentMemo,
+    PythonSignature,
     cpp_function_name,
-    python_arguments,
     python_signature,
 )
 from schemac.backends.python.skips import (
@@ -185,102 +206,230 @@ def as_diagnostic(function: NativeFunction, error: Exception) -> Diagnostic:
     )
 
 
+class Signatures:
+    """The function-side Python signature of each overload, made once per compile.
+
+    A pure function of the overload (its schema and ``category_override``):
+    an overload bound both as ``torch.<name>`` and as ``Tensor.<name>`` is
+    signed once.  Keyed by the overload's identity; each entry keeps its
+    overload alive, so that an identity is not reused while the memo lives.
+    """
+
+    def __init__(self, arguments: ArgumentMemo | None = None) -> None:
+        #: The parser arguments the signatures share (this compile's only).
+        self.arguments = ArgumentMemo() if arguments is None else arguments
+        self._made: dict[int, tuple[NativeFunction, PythonSignature]] = {}
+
+    def signed(self, functions: Sequence[NativeFunction]) -> list[SignedFunction]:
+        """Each of ``functions`` with its signature; an overload Python cannot
+        express is an input error (every such overload of ``functions`` at once)."""
+        made = self._made
+        pairs: list[SignedFunction] = []
+        problems: list[Diagnostic] = []
+        for f in functions:
+            hit = made.get(id(f))
+            if hit is not None:
+                pairs.append(SignedFunction(hit[1], f))
+                continue
+            try:
+                sig = python_signature(
+                    f.func,
+                    category_override=f.category_override,
+                    method=False,
+                    make_arguments=self.arguments,
+                )
+                sig.text()  # spells every parameter: unsupported types fail here, at their entry
+            except SIGNATURE_ERRORS as error:
+                problems.append(as_diagnostic(f, error))
+                continue
+            made[id(f)] = (f, sig)
+            pairs.append(SignedFunction(sig, f))
+        if problems:
+            raise InputError(problems)
+        return pairs
+
+
 def signed_functions(
-    functions: Sequence[NativeFunction], make_arguments: ArgumentMaker = python_arguments
+    functions: Sequence[NativeFunction], signatures: Signatures | None = None
 ) -> list[SignedFunction]:
     """Each function with its (function-side) Python signature."""
-    pairs: list[SignedFunction] = []
-    problems: list[Diagnostic] = []
-    for f in functions:
-        try:
-            sig = python_signature(
-                f.func,
-                category_override=f.category_override,
-                method=False,
-                make_arguments=make_arguments,
-            )
-            sig.text()  # spells every parameter: unsupported types fail here, at their entry
-        except SIGNATURE_ERRORS as error:
-            problems.append(as_diagnostic(f, error))
-            continue
-        pairs.append(SignedFunction(sig, f))
-    if problems:
-        raise InputError(problems)
-    return pairs
+    return (Signatures() if signatures is None else signatures).signed(functions)
 
 
-def operator_bindings(
-    pairs: Sequence[SignedFunction],
-    target: BindingModule,
+@attrs.frozen
+class BindingSource:
+    """What one ``THPVariable_<name>`` function is made from (Note [Binding sources])."""
+
+    name: BaseOperatorName
+    module: BindingModule
+    #: The bound overloads of ``name`` that ``module`` binds, in the module's order.
+    functions: tuple[NativeFunction, ...]
+    #: The deprecated.yaml entries calling them, in entry order.
+    deprecated: tuple[DeprecatedUse, ...] = ()
+    #: A selective build (out= overloads without their twin are left unbound).
+    pruned: bool = False
+    #: ``str(name)``: the name Python calls, which the bucket is chosen by.
+    python_name: str = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "python_name", str(self.name))
+
+    def facts_asked(self) -> Iterator[NativeFunction]:
+        """The functions whose dispatch facts rendering the binding asks for, one per ask
+        (:func:`~schemac.backends.python.bindings.binding_facts_asked`): each
+        overload is asked once as an overload and once as the base or out= twin
+        of its parser entry (a selective build may leave one unbound, which
+        only keeps its facts longer)."""
+        for function in self.functions:
+            yield function
+            yield function
+        for use in self.deprecated:
+            yield use.function
+            yield use.function
+
+
+@attrs.frozen
+class PythonBindingSources:
+    """Every binding's source, per output file (Note [Binding sources])."""
+
+    per_module: tuple[tuple[BindingModule, tuple[BindingSource, ...]], ...]
+    #: Every bound overload, in the module's order.
+    bound: tuple[NativeFunction, ...]
+    #: deprecated.yaml's entries with the overloads they call, in entry order.
+    deprecated: tuple[DeprecatedUse, ...]
+    #: The target release spells the torch-function test of argument-less
+    #: methods ``has_torch_function`` (profile feature ``python_method_has_torch_function``).
+    method_has_torch_function: bool = True
+    #: ... and its factory methods test ``tensor_has_dispatch``
+    #: (``python_factory_method_checks_dispatch``).
+    factory_methods_check_dispatch: bool = True
+
+    def for_module(self, module: BindingModule) -> tuple[BindingSource, ...]:
+        for candidate, sources in self.per_module:
+            if candidate == module:
+                return sources
+        return ()
+
+    @property
+    def function_side(self) -> tuple[NativeFunction, ...]:
+        """The overload of every function-side signature: each bound overload, then
+        each deprecated entry's (what torch.return_types is made from)."""
+        return self.bound + tuple(use.function for use in self.deprecated)
+
+
+def _by_name(functions: Sequence[NativeFunction]) -> dict[BaseOperatorName, list[NativeFunction]]:
+    by_name: dict[BaseOperatorName, list[NativeFunction]] = {}
+    for function in functions:
+        by_name.setdefault(function.func.name.name, []).append(function)
+    return by_name
+
+
+def _function_of_use(use: DeprecatedUse) -> NativeFunction:
+    return use.function
+
+
+def _itself(function: NativeFunction) -> NativeFunction:
+    return function
+
+
+def binding_sources(module: Module, profile: ReleaseProfile | None = None) -> PythonBindingSources:
+    """``profile``: the target release's (the reference release's by default).
+
+    An unmatched deprecated.yaml entry is an input error here; an overload
+    Python cannot express is one when its binding is made.
+    """
+    release = reference_profile() if profile is None else profile
+    skips = PythonSkips.of(release)
+    bound = tuple(f for f in module.functions if is_bound(f, skips))
+    # A selective build may drop the overload a deprecated signature calls.
+    pruned = module.selection is not None
+    uses = tuple(deprecated_uses(module.deprecated, bound, pruned=pruned))
+    # A deprecated entry is bound wherever the overload it calls is: the
+    # method form in Tensor's table, the function form in torch's or a submodule's.
+    routed = partition(bound, _itself, BINDING_MODULES)
+    routed_uses = partition(uses, _function_of_use, BINDING_MODULES)
+    per_module = []
+    for target, functions, target_uses in zip(BINDING_MODULES, routed, routed_uses, strict=True):
+        by_name = _by_name(functions)
+        uses_by_name: dict[BaseOperatorName, list[DeprecatedUse]] = {}
+        for use in target_uses:
+            uses_by_name.setdefault(use.function.func.name.name, []).append(use)
+        sources = tuple(
+            BindingSource(name, target, tuple(items), tuple(uses_by_name.get(name, ())), pruned)
+            for name, items in sorted(by_name.items(), key=lambda item: str(item[0]))
+        )
+        per_module.append((target, sources))
+    return PythonBindingSources(
+        tuple(per_module),
+        bound,
+        uses,
+        method_has_torch_function=release.has("python_method_has_torch_function"),
+        factory_methods_check_dispatch=release.has("python_factory_method_checks_dispatch"),
+    )
+
+
+def operator_binding(
+    source: BindingSource,
+    signatures: Signatures,
     everywhere: Sequence[NativeFunction] = (),
-    *,
-    pruned: bool = False,
-) -> tuple[OperatorBinding, ...]:
-    """The bindings of ``target``, from the ``pairs`` it binds (see routing.partition)."""
-    by_name: dict[BaseOperatorName, list[SignedFunction]] = {}
-    for pair in pairs:
-        by_name.setdefault(pair.function.func.name.name, []).append(pair)
-    bindings = []
-    for name, items in sorted(by_name.items(), key=lambda item: str(item[0])):
-        groups = tuple(group_overloads(items, everywhere, pruned=pruned))
-        if not groups:
-            continue  # only unselected-twin out= overloads were left (selective build)
-        kept = tuple(items)
-        if pruned:
-            # Only the overloads that made it into a group are bound.
-            used = {id(g.base) for g in groups} | {id(g.out) for g in groups if g.out}
-            kept = tuple(item for item in items if id(item.function) in used)
-        bindings.append(OperatorBinding(name, target, kept, groups))
-    return tuple(bindings)
+) -> OperatorBinding | None:
+    """The binding made from ``source`` (Note [Binding sources]); None when a
+    selective build left none of its overloads bindable.
 
-
-def _function_of(pair: SignedFunction) -> NativeFunction:
-    return pair.function
+    ``everywhere`` (all bound functions) only words the hint of a missing-twin error.
+    """
+    method = source.module.method
+    pairs = signatures.signed(source.functions)
+    if method:
+        # A method's signature is the function's without self.
+        pairs = [SignedFunction(p.signature.as_method(), p.function) for p in pairs]
+    pairs += [
+        deprecated_signature(use, method=method, make_arguments=signatures.arguments)
+        for use in source.deprecated
+    ]
+    groups = tuple(group_overloads(pairs, everywhere, pruned=source.pruned))
+    if not groups:
+        return None  # only unselected-twin out= overloads were left (selective build)
+    kept = tuple(pairs)
+    if source.pruned:
+        # Only the overloads that made it into a group are bound.
+        used = {id(g.base) for g in groups} | {id(g.out) for g in groups if g.out}
+        kept = tuple(item for item in pairs if id(item.function) in used)
+    return OperatorBinding(source.name, source.module, kept, groups)
 
 
 def python_bindings(module: Module, profile: ReleaseProfile | None = None) -> PythonBindings:
-    """``profile``: the target release's (the reference release's by default)."""
-    release = reference_profile() if profile is None else profile
-    skips = PythonSkips.of(release)
-    bound = [f for f in module.functions if is_bound(f, skips)]
-    arguments = ArgumentMemo()  # this compile's only
-    plain = signed_functions(bound, arguments)
-    # A selective build may drop the overload a deprecated signature calls.
-    pruned = module.selection is not None
-    function_pairs = plain + deprecated_signatures(
-        module.deprecated, plain, method=False, pruned=pruned, make_arguments=arguments
-    )
-    # A method's signature is the function's without self; only methods need it.
-    method_pairs = [
-        SignedFunction(p.signature.as_method(), p.function)
-        for p in plain
-        if VARIABLE_METHODS.binds(p.function)
-    ]
-    method_pairs += deprecated_signatures(
-        module.deprecated, plain, method=True, pruned=pruned, make_arguments=arguments
-    )
-    method_targets = [t for t in BINDING_MODULES if t.method]
-    function_targets = [t for t in BINDING_MODULES if not t.method]
-    routed = dict(
-        zip(
-            [*method_targets, *function_targets],
-            [
-                *partition(method_pairs, _function_of, method_targets),
-                *partition(function_pairs, _function_of, function_targets),
-            ],
-            strict=True,
-        )
-    )
+    """Every binding of ``module``, made at once (the binding files make only
+    those of the buckets an edit changed: Note [Binding sources]).
+
+    ``profile``: the target release's (the reference release's by default).
+    """
+    sources = binding_sources(module, profile)
+    signatures = Signatures()
+    # Every overload Python cannot express is reported at once.
+    plain = signatures.signed(sources.bound)
     per_module = tuple(
-        (target, operator_bindings(routed[target], target, bound, pruned=pruned))
-        for target in BINDING_MODULES
+        (
+            target,
+            tuple(
+                binding
+                for binding in (
+                    operator_binding(source, signatures, sources.bound) for source in items
+                )
+                if binding is not None
+            ),
+        )
+        for target, items in sources.per_module
     )
-    methods = dict(per_module)[BINDING_MODULES[0]]
+    function_pairs = plain + [
+        deprecated_signature(use, method=False, make_arguments=signatures.arguments)
+        for use in sources.deprecated
+    ]
     return PythonBindings(
-        methods,
+        per_module[0][1],
         per_module,
         tuple(function_pairs),
-        arguments,
-        method_has_torch_function=release.has("python_method_has_torch_function"),
-        factory_methods_check_dispatch=release.has("python_factory_method_checks_dispatch"),
+        signatures.arguments,
+        method_has_torch_function=sources.method_has_torch_function,
+        factory_methods_check_dispatch=sources.factory_methods_check_dispatch,
     )
