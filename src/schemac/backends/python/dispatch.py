@@ -202,15 +202,15 @@ class CallMemo:
             conv = self._conventions[key] = Conventions.of(function)
         return conv
 
-    def expect(self, functions: Iterable[NativeFunction]) -> None:
-        """Count the :meth:`facts` asks to come for each of ``functions`` (one
+    def expect(self, functions: Iterable[NativeFunction], times: int = 1) -> None:
+        """Count the :meth:`facts` asks to come for each of ``functions`` (``times``
         per occurrence): an entry is let go after its last ask.  Kept for the
         whole compile, the facts were ~1 MiB of -t python's peak, though most
         functions are asked twice at most (their Tensor method's binding and
         their function's).  A count off only costs memory or a recomputation."""
         asks = self._asks
         for function in functions:
-            asks[id(function)] = asks.get(id(function), 0) + 1
+            asks[id(function)] = asks.get(id(function), 0) + times
 
     def facts(self, function: NativeFunction) -> _FunctionFacts:
         key = id(function)

@@ -41,6 +41,7 @@ from schemac.backends.python.bindings import (
 from schemac.backends.python.dispatch import CallMemo
 from schemac.backends.python.node_getters import getters_text
 from schemac.backends.python.operators import (
+    FACT_ASKS,
     BindingSource,
     PythonBindingSources,
     Signatures,
@@ -260,10 +261,13 @@ def binding_files(
     # (CallMemo.expect); the asks of buckets not rendered never come, which
     # only keeps a few facts to the end.
     memo.expect(
-        function
-        for _, items in all_sources.per_module
-        for source in items
-        for function in source.facts_asked()
+        (
+            function
+            for _, items in all_sources.per_module
+            for source in items
+            for function in source.overload_functions
+        ),
+        times=FACT_ASKS,  # BindingSource.facts_asked
     )
     context = _BindingContext(memo, signatures, test, all_sources.bound)
 

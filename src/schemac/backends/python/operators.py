@@ -274,18 +274,28 @@ class BindingSource:
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "python_name", str(self.name))
 
+    @property
+    def overload_functions(self) -> tuple[NativeFunction, ...]:
+        """The overload of each of the binding's Python signatures: its functions,
+        then each deprecated entry's."""
+        if not self.deprecated:
+            return self.functions
+        return self.functions + tuple(use.function for use in self.deprecated)
+
     def facts_asked(self) -> Iterator[NativeFunction]:
         """The functions whose dispatch facts rendering the binding asks for, one per ask
-        (:func:`~schemac.backends.python.bindings.binding_facts_asked`): each
-        overload is asked once as an overload and once as the base or out= twin
-        of its parser entry (a selective build may leave one unbound, which
-        only keeps its facts longer)."""
-        for function in self.functions:
-            yield function
-            yield function
-        for use in self.deprecated:
-            yield use.function
-            yield use.function
+        (:func:`~schemac.backends.python.bindings.binding_facts_asked`): each of
+        :attr:`overload_functions` :data:`FACT_ASKS` times, once as an overload
+        and once as the base or out= twin of its parser entry (a selective
+        build may leave one unbound, which only keeps its facts longer)."""
+        for function in self.overload_functions:
+            for _ in range(FACT_ASKS):
+                yield function
+
+
+#: How many times rendering a binding asks for the dispatch facts of each of
+#: its overloads (:meth:`BindingSource.facts_asked`).
+FACT_ASKS = 2
 
 
 @attrs.frozen
@@ -317,10 +327,12 @@ class PythonBindingSources:
         return self.bound + tuple(use.function for use in self.deprecated)
 
 
-def _by_name(functions: Sequence[NativeFunction]) -> dict[BaseOperatorName, list[NativeFunction]]:
-    by_name: dict[BaseOperatorName, list[NativeFunction]] = {}
+def _by_name(functions: Sequence[NativeFunction]) -> dict[str, list[NativeFunction]]:
+    # Keyed by the name's text, which sorts the bindings as the files list
+    # them (and hashes in C, where a BaseOperatorName's attrs hash is a call).
+    by_name: dict[str, list[NativeFunction]] = {}
     for function in functions:
-        by_name.setdefault(function.func.name.name, []).append(function)
+        by_name.setdefault(str(function.func.name.name), []).append(function)
     return by_name
 
 
@@ -350,13 +362,18 @@ def binding_sources(module: Module, profile: ReleaseProfile | None = None) -> Py
     routed_uses = partition(uses, _function_of_use, BINDING_MODULES)
     per_module = []
     for target, functions, target_uses in zip(BINDING_MODULES, routed, routed_uses, strict=True):
-        by_name = _by_name(functions)
-        uses_by_name: dict[BaseOperatorName, list[DeprecatedUse]] = {}
+        uses_by_name: dict[str, list[DeprecatedUse]] = {}
         for use in target_uses:
-            uses_by_name.setdefault(use.function.func.name.name, []).append(use)
+            uses_by_name.setdefault(str(use.function.func.name.name), []).append(use)
         sources = tuple(
-            BindingSource(name, target, tuple(items), tuple(uses_by_name.get(name, ())), pruned)
-            for name, items in sorted(by_name.items(), key=lambda item: str(item[0]))
+            BindingSource(
+                items[0].func.name.name,
+                target,
+                tuple(items),
+                tuple(uses_by_name.get(name, ())),
+                pruned,
+            )
+            for name, items in sorted(_by_name(functions).items())
         )
         per_module.append((target, sources))
     return PythonBindingSources(
