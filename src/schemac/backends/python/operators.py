@@ -249,13 +249,6 @@ class Signatures:
         return pairs
 
 
-def signed_functions(
-    functions: Sequence[NativeFunction], signatures: Signatures | None = None
-) -> list[SignedFunction]:
-    """Each function with its (function-side) Python signature."""
-    return (Signatures() if signatures is None else signatures).signed(functions)
-
-
 @attrs.frozen
 class BindingSource:
     """What one ``THPVariable_<name>`` function is made from (Note [Binding sources])."""
