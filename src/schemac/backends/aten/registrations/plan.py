@@ -132,9 +132,10 @@ class PlanIndex:
     """
 
     items: tuple[ItemSource, ...]
-    #: plan_key's answers so far (the headers and the registrations of one
-    #: run plan the same keys).
-    _planned: dict[KeyTraits, tuple[PlannedItem, ...]] = attrs.field(
+    #: plan_key's answers so far, by dispatch key (the headers and the
+    #: registrations of one run plan the same keys, the registrations with
+    #: the release's traits: a plan reads only the key of its traits).
+    _planned: dict[str, tuple[PlannedItem, ...]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False
     )
 
@@ -177,7 +178,7 @@ def plan_key(
     ``index``: the module's :class:`PlanIndex`, if the caller plans several keys.
     """
     index = PlanIndex.of(module) if index is None else index
-    planned = index._planned.get(traits)
+    planned = index._planned.get(traits.key)
     if planned is not None:
         return planned
     needs_own_kernel = not (traits.is_meta or traits.is_composite_non_functional)
@@ -188,13 +189,15 @@ def plan_key(
         wrappers = planned_wrappers(item, traits)
         if wrappers:
             items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers, item))
-    planned = index._planned[traits] = tuple(items)
+    planned = index._planned[traits.key] = tuple(items)
     return planned
 
 
 def planned_wrappers(item: ItemSource, traits: KeyTraits) -> tuple[Wrapper, ...]:
     """The wrappers ``traits.key``'s file has for the grouped ``item`` (a
-    :attr:`PlannedItem.source`)."""
+    :attr:`PlannedItem.source`).  Planning reads only ``traits.key`` (and what
+    follows from it: :attr:`~KeyTraits.is_meta`, ...), never the release's
+    part of the traits, so plans are shared by key (:attr:`PlanIndex._planned`)."""
     return tuple(_plan_item(item, traits))
 
 
