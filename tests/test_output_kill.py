@@ -65,7 +65,7 @@ sys.exit(main(sys.argv[1:]))
 #: The no-op check's stat record differs by design; the fragment cache (Operators.cpp's
 #: pieces) is trusted only when the state's SHA-256 says it is the one the state was written
 #: with, so a kill may leave either run's (or none) beside either tree.
-_BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments"})
+_BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments", ".schemac-fragments-tail"})
 
 
 def _tree(root: Path) -> dict[str, bytes]:

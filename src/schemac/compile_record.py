@@ -25,9 +25,11 @@ from schemac.ir.module import SourceFiles
 from schemac.rebuild.fingerprint import command_run_key
 from schemac.rebuild.fragments import (
     FRAGMENTS_NAME,
+    TAIL_NAME,
     FragmentPart,
     FragmentWriter,
     Segment,
+    Stat,
     StoredFragments,
 )
 from schemac.rebuild.inputs import InputRecorder
@@ -203,7 +205,7 @@ class Recording:
             previous = self._previous
             if previous is None or not previous.fragments:
                 return None
-            self._stored = StoredFragments(str(self.out_dir), previous.fragments)
+            self._stored = StoredFragments(str(self.out_dir), previous.fragments, previous.trust)
         return self._stored
 
     def remember(self, unit: str, local: str, text: str) -> None:
@@ -315,6 +317,7 @@ class Recording:
         if warned:
             (self.out_dir / STATE_NAME).unlink(missing_ok=True)
             (self.out_dir / FRAGMENTS_NAME).unlink(missing_ok=True)
+            (self.out_dir / TAIL_NAME).unlink(missing_ok=True)
             return False
         changed = result.report.changed
         if not changed and up_to_date_files(str(self.out_dir), lambda: self.key):
@@ -335,7 +338,8 @@ class Recording:
     ) -> bool:
         # The fragments file is read as a cache, not as an input: its bytes
         # are checked against the state, and what it holds never changes an output.
-        written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME, FRAGMENTS_NAME]
+        written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME]
+        written += [FRAGMENTS_NAME, TAIL_NAME]
         written += [path for path, _ in result.kept]
         written += [p for paths in self.reused.values() for p in paths]
         inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
@@ -366,7 +370,7 @@ class Recording:
         ]
         generated += [(p, u, kept_key(p)) for p, u in result.kept]
         generated += [(p, u, kept_key(p)) for u, paths in self._whole_units.items() for p in paths]
-        fragments = self._commit_fragments(digests)
+        fragments, base = self._commit_fragments(digests)
         # What this run kept without writing must still be what the last one wrote.
         records = {} if self._previous is None else self._previous.records()
         kept = [p for p, _ in result.kept] + [p for ps in self.reused.values() for p in ps]
@@ -382,10 +386,15 @@ class Recording:
             units=units,
             unchanged={p: records[p] for p in kept if p in records},
             fragments=fragments,
+            fragments_base=base,
         )
 
-    def _commit_fragments(self, digests: Mapping[str, str]) -> tuple[Segment, ...] | None:
-        """The store's segments once this run's are in (Note [Fragment segments]).
+    def _commit_fragments(
+        self, digests: Mapping[str, str]
+    ) -> tuple[tuple[Segment, ...] | None, Stat | None]:
+        """The store's segments once this run's are in (Note [Fragment segments]),
+        and the stat of its base the state may vouch for (Note [A settled base
+        goes unhashed]: one this run checked and did not write).
 
         Renamed into OUT, when fresh, before the state lists OUT's parent (the
         temporary is there).  A unit's context key is taken over the files the
@@ -429,9 +438,11 @@ class Recording:
                         unit in self._whole_units or unit in self._kept_units
                     ) and context == context_then(unit):
                         stored.carry(unit, context)
+        base = None if stored is None else stored.base_stat
         if writer is None:
-            return None if stored is None else tuple(map(relabel, stored.segments))
-        return writer.commit(str(self.out_dir), context_now, relabel)
+            return (None if stored is None else tuple(map(relabel, stored.segments))), base
+        segments = writer.commit(str(self.out_dir), context_now, relabel)
+        return segments, None if writer.wrote_base else base
 
     def _file_keys(self, contexts: Mapping[str, str], digests: Mapping[str, str]) -> dict[str, str]:
         """path -> file key of each deferred file of the targets of ``contexts``

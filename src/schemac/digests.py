@@ -72,6 +72,6 @@ def hasher(data: bytes = b"") -> Hasher:
     return _blake2b(data, digest_size=32)
 
 
-def hex_of(data: bytes) -> str:
+def hex_of(data: bytes | memoryview) -> str:
     """The hex digest of ``data`` for schemac's own records: 64 hex digits."""
     return _blake2b(data, digest_size=32).hexdigest()

@@ -21,6 +21,7 @@ import pytest
 from schemac.backends.aten.headers.backend import emit_headers
 from schemac.backends.aten.headers.mtia import BACKEND as MTIA_HEADERS
 from schemac.backends.registry import EmitOptions
+from schemac.backends.reuse import rendered
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile
 
@@ -112,7 +113,10 @@ def schemac_headers(schemac_module: Module, schemac_profile: ReleaseProfile) -> 
     # With the mtia target's headers: the reference runs with --mtia.
     files = [
         *emit_headers(schemac_module, profile=schemac_profile),
-        *MTIA_HEADERS.emit(schemac_module, EmitOptions("mtia", profile=schemac_profile)),
+        *map(
+            rendered,
+            MTIA_HEADERS.emit(schemac_module, EmitOptions("mtia", profile=schemac_profile)),
+        ),
     ]
     return {f.path: f.text for f in files}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.aten.registrations.keys import key_traits
-from schemac.backends.aten.registrations.plan import WrapperKind, plan_key
+from schemac.backends.aten.registrations.plan import PlanIndex, WrapperKind, plan_key
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.registrations.translate import TranslationError, convert
 from schemac.backends.aten.signatures import cxx_types as C
@@ -20,6 +20,7 @@ from schemac.backends.templating import Templates
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
+from schemac.profiles.catalog import load_profile
 
 LIBRARY = """\
 - func: toy::scale.out(Tensor self, Scalar factor, *, Tensor(a!) out) -> Tensor(a!)
@@ -169,3 +170,16 @@ def test_composite_only_operator(tmp_path: Path) -> None:
     module = run_pipeline(load_module(path)).module
     assert plan_key(module, key_traits("CPU")) == ()
     assert _kinds(module, "CompositeImplicitAutograd") == {"plain": WrapperKind.KERNEL}
+
+
+@pytest.mark.parametrize("key", ["CPU", "CUDA", "Meta", "CompositeExplicitAutogradNonFunctional"])
+def test_a_plan_reads_only_the_key_of_its_traits(module: Module, key: str) -> None:
+    """The release's part of the traits (output names, headers) changes the text of
+    a file, never its plan: the headers (reference traits) and the registrations
+    (the release's) share one plan per key (PlanIndex)."""
+    plain = key_traits(key)
+    release = plain.for_release(load_profile("2.12"))
+    assert release != plain
+    assert plan_key(module, release) == plan_key(module, plain)  # each planned afresh
+    index = PlanIndex.of(module)
+    assert plan_key(module, release, index) is plan_key(module, plain, index)

@@ -22,7 +22,7 @@ OLD = 1_000_000_000
 STATE = ".schemac-state"  # the no-op check's record of stat data: not an output
 #: The no-op check's record and the fragment cache (Note [Fragment reuse]): bookkeeping,
 #: rewritten by every run that is not a no-op.
-BOOKKEEPING = frozenset({STATE, ".schemac-fragments"})
+BOOKKEEPING = frozenset({STATE, ".schemac-fragments", ".schemac-fragments-tail"})
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

@@ -182,7 +182,8 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and p.name not in (".schemac-state", ".schemac-fragments")
+        if p.is_file()
+        and p.name not in (".schemac-state", ".schemac-fragments", ".schemac-fragments-tail")
     }
 
 

@@ -44,7 +44,8 @@ def _bucket_name(names: list[str]) -> str:
 
 
 def _count_item(context: Any, inputs: Any) -> str:
-    RENDERED.append((f"item {inputs[0]}", inputs[1].root_name))
+    # The item's grouped source: its members share the root name.
+    RENDERED.append((f"item {inputs[0]}", inputs[1].members[0].function.func.name.name.base))
     return _REAL["item"](context, inputs)
 
 

@@ -3,7 +3,9 @@ input, kept beside the state, and never trusted when damaged or from another con
 
 from __future__ import annotations
 
+import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,14 @@ from schemac import launcher
 from schemac.backends.declarations import backend as declarations
 from schemac.backends.reuse import Fragments
 from schemac.rebuild import fragments
-from schemac.rebuild.fragments import FRAGMENTS_NAME, FragmentWriter, Segment, StoredFragments
+from schemac.rebuild.fragments import (
+    FRAGMENTS_NAME,
+    TAIL_NAME,
+    FragmentWriter,
+    Segment,
+    StoredFragments,
+    Trust,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
@@ -99,7 +108,8 @@ def test_the_file_round_trips_and_a_damaged_one_is_empty(tmp_path: Path) -> None
 
 
 def test_an_appending_compile_adds_one_segment_in_place(tmp_path: Path) -> None:
-    """Note [Fragment segments]: what the last compiles stored stays, byte for byte."""
+    """Note [Fragment segments]: what the last compiles stored stays, byte for byte;
+    the new segment goes to the tail."""
     out = tmp_path / "out"
     out.mkdir()
     first = _fresh_store(out)
@@ -111,12 +121,25 @@ def test_an_appending_compile_adds_one_segment_in_place(tmp_path: Path) -> None:
     writer.add("t", "k3", "third")
     segments = writer.commit(str(out), _context)
     assert segments is not None and segments[:1] == first and len(segments) == 2
-    assert segments[1].contexts == (("t", "ctx-of-t"),)
-    data = (out / FRAGMENTS_NAME).read_bytes()
-    assert data.startswith(before) and (out / FRAGMENTS_NAME).stat().st_ino == inode
+    assert segments[1].contexts == (("t", "ctx-of-t"),) and segments[1].tail
+    assert (out / FRAGMENTS_NAME).read_bytes() == before
+    assert (out / FRAGMENTS_NAME).stat().st_ino == inode
+    tail = (out / TAIL_NAME).read_bytes()
     again = StoredFragments(str(out), segments)
     assert again.get("t", "ctx-of-t", "k3") == "third"
     assert again.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+    # The next append goes after it, in place.
+    writer = FragmentWriter(str(out), again)
+    writer.add("u", "k4", "fourth")
+    third = writer.commit(str(out), _context)
+    assert third is not None and third[:2] == segments and third[2].tail
+    assert (out / TAIL_NAME).read_bytes().startswith(tail)
+    last = StoredFragments(str(out), third)
+    assert last.get("u", "ctx-of-u", "k4") == "fourth"
+    assert last.get("t", "ctx-of-t", "k3") == "third"
+    # A damaged tail is not trusted (it is always hashed).
+    (out / TAIL_NAME).write_bytes(tail.replace(b"third", b"Third"))
+    assert StoredFragments(str(out), third).get("t", "ctx-of-t", "k1") is None
 
 
 def test_a_failed_append_leaves_the_store_as_it_was(tmp_path: Path) -> None:
@@ -124,11 +147,12 @@ def test_a_failed_append_leaves_the_store_as_it_was(tmp_path: Path) -> None:
     out.mkdir()
     first = _fresh_store(out)
     before = (out / FRAGMENTS_NAME).read_bytes()
-    (out / FRAGMENTS_NAME).write_bytes(before + b"a killed compile's tail")
+    (out / TAIL_NAME).write_bytes(b"a killed compile's tail")
     writer = FragmentWriter(str(out), StoredFragments(str(out), first))
     writer.add("t", "k3", "third")
     writer.discard()
     assert (out / FRAGMENTS_NAME).read_bytes() == before
+    assert (out / TAIL_NAME).read_bytes() == b""
 
 
 def test_garbage_past_its_share_is_compacted_away(
@@ -142,8 +166,9 @@ def test_garbage_past_its_share_is_compacted_away(
     writer = FragmentWriter(str(out), stored)
     writer.add("t", "k3", "third")
     segments = writer.commit(str(out), _context)
-    assert segments is not None and len(segments) == 1
+    assert segments is not None and len(segments) == 1 and not segments[0].tail
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    assert not (out / TAIL_NAME).exists()
     compacted = StoredFragments(str(out), segments)
     assert compacted.get("t", "ctx-of-t", "k2") == "sécond \udcff"
     assert compacted.get("t", "ctx-of-t", "k3") == "third"
@@ -218,3 +243,95 @@ def test_a_reused_target_keeps_its_fragments_for_the_next_edit(
     _flip_default(toy)
     assert launcher.main(argv) == 0
     assert len(RENDERS) == 2
+
+
+def _hashes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of what the store's reader hashes from now on."""
+    sizes: list[int] = []
+    real = fragments.hex_of
+
+    def counting(data: bytes | memoryview) -> str:
+        sizes.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(fragments, "hex_of", counting)
+    return sizes
+
+
+def test_a_vouched_base_goes_unhashed_until_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [A settled base goes unhashed]."""
+    out = tmp_path / "out"
+    out.mkdir()
+    segments = _fresh_store(out)
+    base = out / FRAGMENTS_NAME
+    # Its times a second old, then a clock tick for the ctime that sets to pass.
+    info = base.stat()
+    os.utime(base, ns=(info.st_atime_ns, info.st_mtime_ns - 1_000_000_000))
+    time.sleep(0.05)
+    hashed = _hashes(monkeypatch)
+    # Read while racy (nothing is settled before the last state): hashed, not offered.
+    racy = StoredFragments(str(out), segments, Trust(None, settled_before=0))
+    assert racy.get("t", "ctx-of-t", "k1") == "first\n" and racy.base_stat is None
+    assert hashed == [segments[0].size]
+    # Read when settled: hashed, and offered to the state to vouch for.
+    settled = StoredFragments(str(out), segments, Trust(None, settled_before=time.time_ns()))
+    assert settled.get("t", "ctx-of-t", "k1") == "first\n"
+    vouched = settled.base_stat
+    assert vouched is not None and vouched[0] == segments[0].size
+    # Vouched for and unchanged: not hashed, and offered again.
+    hashed.clear()
+    trusted = StoredFragments(str(out), segments, Trust(vouched, settled_before=0))
+    assert trusted.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+    assert hashed == [] and trusted.base_stat == vouched
+    # The same size and mtime, other bytes (the mtime set back by hand): the
+    # ctime differs, so the base is hashed and refused.
+    info = base.stat()
+    base.write_bytes(base.read_bytes().replace(b"first", b"First"))
+    os.utime(base, ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert base.stat().st_size == info.st_size
+    damaged = StoredFragments(str(out), segments, Trust(vouched, settled_before=0))
+    assert damaged.get("t", "ctx-of-t", "k1") is None and hashed == [segments[0].size]
+    assert not damaged.valid and damaged.base_stat is None
+
+
+def _state_lines(out: Path, kind: str) -> list[str]:
+    return [
+        line for line in (out / ".schemac-state").read_text().split("\n") if line.startswith(kind)
+    ]
+
+
+def test_a_compile_vouches_for_the_base_it_checked_and_a_changed_one_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    toy = tmp_path / "toy"
+    shutil.copytree(TOY, toy)
+    out = tmp_path / "out"
+    monkeypatch.setattr(declarations, "_entry", _counting_entry)
+    RENDERS.clear()
+    assert launcher.main(_argv(toy, out)) == 0
+    entries = len(RENDERS)
+    assert _state_lines(out, "fstat") == []  # it wrote the base: the next run hashes it
+    path = toy / "native_functions.yaml"
+    for edit in (_flip_default, lambda toy: path.write_text(path.read_text() + "\n# one\n")):
+        time.sleep(0.05)
+        edit(toy)
+        assert launcher.main(_argv(toy, out)) == 0
+    # The base is checked, settled and unchanged: vouched for; the edits went to the tail.
+    (vouched,) = _state_lines(out, "fstat")
+    base = out / FRAGMENTS_NAME
+    assert vouched.split(" ")[1:3] == [str(base.stat().st_size), str(base.stat().st_mtime_ns)]
+    assert (out / TAIL_NAME).stat().st_size > 0
+    declared = (out / "ATen" / "Declarations.yaml").read_bytes()
+    # Damaged with its size and mtime kept: not trusted, every entry rendered again.
+    info = base.stat()
+    data = base.read_bytes()
+    position = data.index(b"operator_name: ") + len(b"operator_name: ")
+    base.write_bytes(data[:position] + b"X" + data[position + 1 :])
+    os.utime(base, ns=(info.st_atime_ns, info.st_mtime_ns))
+    RENDERS.clear()
+    path.write_text(path.read_text() + "\n# two\n")
+    assert launcher.main(_argv(toy, out)) == 0
+    assert len(RENDERS) == entries
+    assert (out / "ATen" / "Declarations.yaml").read_bytes() == declared

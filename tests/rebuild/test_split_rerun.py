@@ -24,12 +24,12 @@ from schemac.backends import driver, reuse, split
 from schemac.backends.forked import can_fork
 from schemac.backends.output.files import GeneratedFile
 from schemac.rebuild import fingerprint, fragments, state
-from schemac.rebuild.fragments import FRAGMENTS_NAME, StoredFragments
+from schemac.rebuild.fragments import FRAGMENTS_NAME, TAIL_NAME, StoredFragments
 from schemac.rebuild.reuse import read_previous
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = ROOT / "examples" / "toyops"
-BOOKKEEPING = frozenset({state.STATE_NAME, FRAGMENTS_NAME})
+BOOKKEEPING = frozenset({state.STATE_NAME, FRAGMENTS_NAME, TAIL_NAME})
 #: Deferred files (headers), fragments (cpu's registrations, declarations, the
 #: Python bindings) and late work (autograd, the Python node getters).
 TARGETS = "headers,schema,cpu,autograd,python,declarations"

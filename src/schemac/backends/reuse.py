@@ -43,6 +43,7 @@ every run and compared with OUT by the commit.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -246,15 +247,25 @@ class Fingerprints:
             encoder = self._encoders[kind] = self._encoder_for(kind)
         encoder(value, out)
 
+    # The encoders below inline the common leaves (strings, None, flags) and
+    # look the others' encoders up directly: keys are made by the ten
+    # thousand, and a call per node was most of their cost.
+
     def _sequence(self, value: Any, out: list[str]) -> None:
-        out.append("\x01(")
-        add = self.add
+        append = out.append
+        encoders = self._encoders
+        append("\x01(")
         for item in value:
-            if type(item) is str:
-                out.append(f"{len(item)}:{item}")
+            kind = type(item)
+            if kind is str:
+                append(f"{len(item)}:{item}")
             else:
-                add(item, out)
-        out.append("\x01)")
+                encoder = encoders.get(kind)
+                if encoder is None:
+                    self.add(item, out)
+                else:
+                    encoder(item, out)
+        append("\x01)")
 
     def _set(self, value: Any, out: list[str]) -> None:
         # Sorted encodings of the items: an item encoded as one part (a string,
@@ -262,6 +273,9 @@ class Fingerprints:
         # digest of its parts, so that each item is one part to sort.
         encoded = []
         for item in value:
+            if type(item) is str:
+                encoded.append(f"{len(item)}:{item}")
+                continue
             inner: list[str] = []
             self.add(item, inner)
             encoded.append(inner[0] if len(inner) == 1 else "\x01#" + _digest(inner))
@@ -272,7 +286,8 @@ class Fingerprints:
     def _encoder_for(self, kind: type) -> _Encode:
         name = f"\x01{kind.__module__}.{kind.__qualname__}"
         if issubclass(kind, enum.Enum):
-            return lambda value, out: out.append(f"{name}.{value.name}")
+            names = {member: f"{name}.{member.name}" for member in kind}
+            return lambda value, out: out.append(names[value])
         if attrs.has(kind):
             return self._attrs_encoder(kind, name)
         if issubclass(kind, tuple) and kind is not tuple:  # a named tuple
@@ -291,19 +306,27 @@ class Fingerprints:
             if declared is not None
             else tuple(f.name for f in attrs.fields(kind) if f.eq)
         )
+        getter = _fields_getter(fields)
+        encoders = self._encoders
         add = self.add
 
         def encode(value: object, out: list[str]) -> None:
-            out.append(name)
-            for field in fields:
-                item = getattr(value, field)
-                # The common leaves inline (most fields are strings, flags or None).
-                if type(item) is str:
-                    out.append(f"{len(item)}:{item}")
-                elif item is None or type(item) is bool:
-                    out.append(f"\x01{item!r}")
+            append = out.append
+            append(name)
+            for item in getter(value):
+                kind = type(item)
+                if kind is str:
+                    append(f"{len(item)}:{item}")
+                elif item is None:
+                    append("\x01None")
+                elif kind is bool:
+                    append("\x01True" if item else "\x01False")
                 else:
-                    add(item, out)
+                    encoder = encoders.get(kind)
+                    if encoder is None:
+                        add(item, out)
+                    else:
+                        encoder(item, out)
 
         if declared is None and kind not in _REMEMBERED:
             return encode
@@ -321,6 +344,16 @@ class Fingerprints:
             out.append(found)
 
         return remembered
+
+
+def _fields_getter(fields: tuple[str, ...]) -> Callable[[object], tuple[Any, ...]]:
+    """A function giving an object's ``fields`` as a tuple: one C call for two or more."""
+    if len(fields) > 1:
+        return operator.attrgetter(*fields)
+    if fields:
+        single = operator.attrgetter(fields[0])
+        return lambda value: (single(value),)
+    return lambda value: ()
 
 
 def _string(value: Any, out: list[str]) -> None:

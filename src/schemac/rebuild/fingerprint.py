@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 #: Bumped whenever what the key covers or the state's layout changes.
-STATE_FORMAT = "schemac-state 6"
+STATE_FORMAT = "schemac-state 7"
 
 #: Libraries whose code shapes the output (parsing, IR, templates, YAML).
 _LIBRARIES = ("lark", "attr", "mako", "yaml")

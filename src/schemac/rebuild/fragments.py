@@ -19,23 +19,55 @@ the next compile trusts a segment only if its bytes match the state.  A
 truncated, edited or foreign file therefore costs a re-render, never a wrong
 output.
 
-A compile that finds the store valid *appends* (``FragmentWriter(out, stored)``):
-the records it reused stay where they are, and the ones it rendered become
-one more segment, written in place at the end.  An edit's re-run of torch's
+The segments live in two files: the *base* (``.schemac-fragments``), written
+whole by a compile without a valid store or by one that compacts, and never
+changed afterwards, and the *tail* (``.schemac-fragments-tail``), the
+segments appended since.  A compile that finds the store valid *appends*
+(``FragmentWriter(out, stored)``): the records it reused stay where they are,
+and the ones it rendered become one more segment, written in place at the end
+of the tail.  An edit's re-run of torch's
 ``-t all`` reuses all but a few dozen of ~13,000 fragments, so it writes
 kilobytes where rewriting the store wrote ~30 MB (and hashed and encoded it
 again).  Records no compile uses any more are garbage; when they pass
-:data:`COMPACT_ABOVE` of the file, the compile that finishes writes a fresh
-file of the live ones instead (every live record of a unit was rendered in
-the unit's current context, so one segment holds them).  A compile without a
+:data:`COMPACT_ABOVE` of the store (or the tail passes :data:`TAIL_ABOVE`),
+the compile that finishes writes a fresh base of the live ones instead
+(every live record of a unit was rendered in the unit's current context, so
+one segment holds them).  A compile without a
 valid store writes a fresh file too, to a temporary beside OUT
 (``.OUT.schemac-fragments-XXXXXXXX``, a name schemac keeps there:
 backends/output/lock.py), renamed into OUT just before the state is written.
 
-Failures: a compile that fails after appending cuts the file back to the
-length the last state lists.  A killed one leaves a tail that no state
+Failures: a compile that fails after appending cuts the tail back to the
+length the last state lists.  A killed one leaves bytes that no state
 lists: readers read only the listed segments, and the next appending
-compile cuts the tail off first.
+compile cuts them off first.
+
+Note [A settled base goes unhashed]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+Checking the store's bytes against the state is ~0.05 s of BLAKE2b for
+torch's -t all (30 MB) in every process that reads it, after every edit.
+The base is trusted as OUT's files are (Note [Up-to-date check]): the state
+may vouch for its size, mtime, ctime and inode (an ``fstat`` line), and a
+reader that finds exactly those hashes only the tail.  A record vouches for
+the base only when its bytes were checked and nothing can have changed
+them since unseen:
+
+* the compile that records read the base (hashing it, or trusting an
+  earlier record that matched), and the ``fstat`` of its descriptor after
+  the read was *settled* then: its times older, by a file-system clock tick,
+  than the mtime of the last state (read before the store, and written by
+  a compile that finished before this one started), so that any write after
+  the read changes them (a ``stat`` is not exact within a tick: git's
+  "racy" files);
+* the base has that same ``stat`` when the state is written and is not racy
+  against the state's own clock reading (as OUT's files, :mod:`.state`).
+
+A base this compile wrote (a fresh store, a compaction) is never vouched
+for: it is hashed by the next compile, which may vouch for it.  Appends go
+to the tail, which is always hashed (an edit's is kilobytes), so the base
+is not written by the compiles that trust it.  A hand edit, a truncation or
+a replaced file changes the size, mtime, ctime or inode (ctime cannot be set
+from user space): the base is hashed, fails, and the store is rebuilt.
 
 A writer inherited through a fork writes nothing in the child, because two
 processes appending to one file would interleave.  A forked child of ``-j 2``
@@ -55,13 +87,24 @@ import attrs
 
 from schemac.digests import hasher, hex_of
 
-#: The name in OUT.
+#: The names in OUT: the base and the tail (Note [Fragment segments]).
 FRAGMENTS_NAME = ".schemac-fragments"
+TAIL_NAME = ".schemac-fragments-tail"
 
 #: The share of garbage above which a finishing compile writes a fresh file.
 COMPACT_ABOVE = 0.3
+#: The share of the store in the tail above which it is compacted too (the
+#: tail is hashed by every reader).
+TAIL_ABOVE = 0.1
 #: Below this size a store is never compacted (the garbage costs nothing).
 COMPACT_FROM_BYTES = 1 << 20
+
+#: A file's (size, mtime_ns, ctime_ns, inode).
+Stat = tuple[int, int, int, int]
+
+
+def stat_of(info: os.stat_result) -> Stat:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 @attrs.frozen
@@ -72,6 +115,20 @@ class Segment:
     size: int
     #: (unit, context key), sorted.
     contexts: tuple[tuple[str, str], ...] = ()
+    #: In the tail file (else in the base; the base's segments come first).
+    tail: bool = False
+
+
+@attrs.frozen
+class Trust:
+    """What the last state says of the base (Note [A settled base goes unhashed])."""
+
+    #: The stat the last record vouched for; None: it vouched for none.
+    vouched: Stat | None = None
+    #: File-system time (ns) before which a stat's times are settled for a
+    #: reader of this compile: the last state's mtime less a clock tick
+    #: (None: nothing is settled).
+    settled_before: int | None = None
 
 
 @attrs.frozen
@@ -87,45 +144,66 @@ class FragmentPart:
     used: tuple[int, ...] = ()
 
 
-class StoredFragments:
-    """The last compiles' fragments, read once on first use."""
+#: (start, text start, end) of a record, by its key, for one (unit, context).
+_Table = dict[bytes, tuple[int, int, int]]
 
-    def __init__(self, out_dir: str, segments: Sequence[Segment]) -> None:
-        self._path = os.path.join(out_dir, FRAGMENTS_NAME)
+
+class StoredFragments:
+    """The last compiles' fragments, read once on first use.
+
+    Offsets run over the base and then the tail, as if they were one file."""
+
+    def __init__(self, out_dir: str, segments: Sequence[Segment], trust: Trust = Trust()) -> None:
+        self._out = out_dir
         self.segments = tuple(segments)
+        self._trust = trust
+        self.base_total = sum(s.size for s in self.segments if not s.tail)
         self.total = sum(s.size for s in self.segments)
-        #: (unit, context, key) -> (record start, text start, record end).
-        self._index: dict[tuple[str, str, str], tuple[int, int, int]] | None = None
-        self._data = b""
+        #: (unit, context) -> its records; None until read, empty if the files are not valid.
+        self._tables: dict[tuple[str, str], _Table] | None = None
+        self._base = b""
+        self._tail = b""
+        #: The base's stat as checked by this compile, if a record may vouch
+        #: for it (Note [A settled base goes unhashed]).
+        self.base_stat: Stat | None = None
         #: Record start -> record end, of every record this compile used.
         self._used: dict[int, int] = {}
 
     @property
     def valid(self) -> bool:
-        """Whether the file holds the listed segments intact."""
-        return bool(self._records())
+        """Whether the files hold the listed segments intact."""
+        return any(self._records().values())
 
     def get(self, unit: str, context: str, key: str) -> str | None:
         """The text of ``unit``'s fragment ``key`` rendered in ``context``, if stored."""
-        found = self._records().get((unit, context, key))
+        table = self._records().get((unit, context))
+        found = None if table is None else table.get(key.encode())
         if found is None:
             return None
         start, text, end = found
         self._used[start] = end
-        return self._data[text:end].decode("utf-8", "surrogatepass")
+        return str(self._bytes(text, end), "utf-8", "surrogatepass")
+
+    def _bytes(self, start: int, end: int) -> bytes | memoryview:
+        """The stored bytes from ``start`` to ``end`` (never across the two files)."""
+        base = self.base_total
+        if start < base:
+            return memoryview(self._base)[start:end]
+        return memoryview(self._tail)[start - base : end - base]
 
     def carry(self, unit: str, context: str) -> None:
         """Count every record of ``unit`` in ``context`` as used: a reused target's."""
-        for (owner, at, _), (start, _, end) in self._records().items():
-            if owner == unit and at == context:
-                self._used[start] = end
+        for start, _, end in self._records().get((unit, context), {}).values():
+            self._used[start] = end
 
     def used_offsets(self) -> tuple[int, ...]:
         return tuple(sorted(self._used))
 
     def mark_used(self, offsets: Iterable[int]) -> None:
         """Count the records starting at ``offsets`` (another process's) as used."""
-        ends = {start: end for start, _, end in self._records().values()}
+        ends = {
+            start: end for table in self._records().values() for start, _, end in table.values()
+        }
         for start in offsets:
             if start in ends:
                 self._used[start] = ends[start]
@@ -133,66 +211,123 @@ class StoredFragments:
     def used_size(self) -> int:
         return sum(end - start for start, end in self._used.items())
 
-    def used_records(self) -> Iterator[tuple[str, memoryview]]:
+    def used_records(self) -> Iterator[tuple[str, bytes | memoryview]]:
         """(unit, record bytes) of every used record, in file order."""
-        data = memoryview(self._data)
         for start in sorted(self._used):
-            line_end = self._data.index(b"\n", start)
-            size = int(self._data[start:line_end].split(b" ", 1)[0])
-            unit = self._data[line_end + 1 : line_end + 1 + size].decode()
-            yield unit, data[start : self._used[start]]
+            record = self._bytes(start, self._used[start])
+            line_end = bytes(record[:64]).index(b"\n")
+            size = int(bytes(record[:line_end]).split(b" ", 1)[0])
+            yield bytes(record[line_end + 1 : line_end + 1 + size]).decode(), record
 
-    def _records(self) -> dict[tuple[str, str, str], tuple[int, int, int]]:
-        if self._index is None:
-            self._index = self._read()
-        return self._index
+    def _records(self) -> dict[tuple[str, str], _Table]:
+        if self._tables is None:
+            self._tables = self._read()
+        return self._tables
 
-    def _read(self) -> dict[tuple[str, str, str], tuple[int, int, int]]:
+    def _read(self) -> dict[tuple[str, str], _Table]:
+        base = [s for s in self.segments if not s.tail]
+        tail = self.segments[len(base) :]
+        if not all(s.tail for s in tail):
+            return {}
+        tables: dict[tuple[str, str], _Table] = {}
+        read = self._read_file(FRAGMENTS_NAME, base, 0, tables, base=True)
+        if read is None:
+            return {}
+        self._base = read
+        if tail:
+            read = self._read_file(TAIL_NAME, tail, self.base_total, tables)
+            if read is None:
+                self.base_stat = None
+                return {}
+            self._tail = read
+        return tables
+
+    def _read_file(
+        self,
+        name: str,
+        segments: Sequence[Segment],
+        offset: int,
+        tables: dict[tuple[str, str], _Table],
+        *,
+        base: bool = False,
+    ) -> bytes | None:
+        """One file's listed segments, indexed into ``tables``; None if not intact."""
+        size = sum(s.size for s in segments)
         try:
-            with open(self._path, "rb") as stream:
-                data = stream.read(self.total)
+            with open(os.path.join(self._out, name), "rb") as stream:
+                data = stream.read(size)
+                stat = stat_of(os.fstat(stream.fileno()))
         except OSError:
-            return {}
-        if len(data) != self.total:
-            return {}
-        index: dict[tuple[str, str, str], tuple[int, int, int]] = {}
+            return None
+        if len(data) != size:
+            return None
+        trust = self._trust
+        # Note [A settled base goes unhashed]: the base the last record vouched
+        # for, unchanged, is not hashed again.
+        trusted = base and stat == trust.vouched
         start = 0
-        for segment in self.segments:
+        for segment in segments:
             end = start + segment.size
-            if hex_of(data[start:end]) != segment.digest:
-                return {}
-            contexts = dict(segment.contexts)
-            try:
-                position = start
-                while position < end:
-                    line_end = data.index(b"\n", position)
-                    sizes = [int(part) for part in data[position:line_end].split(b" ")]
-                    unit_end = line_end + 1 + sizes[0]
-                    key_end = unit_end + sizes[1]
-                    text_end = key_end + sizes[2]
-                    unit = data[line_end + 1 : unit_end].decode()
-                    context = contexts.get(unit)
-                    if context is not None:
-                        key = data[unit_end:key_end].decode()
-                        index[(unit, context, key)] = (position, key_end, text_end)
-                    position = text_end
-            except (ValueError, IndexError, UnicodeDecodeError):
-                return {}
-            if position != end:
-                return {}
+            if not trusted and hex_of(memoryview(data)[start:end]) != segment.digest:
+                return None
+            if not _index(data, start, end, offset, segment, tables):
+                return None
             start = end
-        self._data = data
-        return index
+        if base:
+            settled = trust.settled_before
+            if trusted or (settled is not None and max(stat[1], stat[2]) < settled):
+                self.base_stat = stat
+        return data
+
+
+def _index(
+    data: bytes,
+    start: int,
+    end: int,
+    offset: int,
+    segment: Segment,
+    tables: dict[tuple[str, str], _Table],
+) -> bool:
+    """File the records of ``data[start:end]`` (one segment) in ``tables``; False
+    if they do not fill it exactly.  ``offset``: the file's first byte's offset."""
+    # A record's unit, as stored, -> the table its context files it in.
+    units = {
+        unit.encode(): tables.setdefault((unit, context), {}) for unit, context in segment.contexts
+    }
+    find = data.index
+    position = start
+    try:
+        # Run ~13,000 times for torch's -t all: one split and three slices a
+        # record, nothing decoded (keys are looked up as bytes).
+        while position < end:
+            line_end = find(b"\n", position)
+            unit_size, key_size, text_size = data[position:line_end].split(b" ")
+            unit_end = line_end + 1 + int(unit_size)
+            key_end = unit_end + int(key_size)
+            text_end = key_end + int(text_size)
+            table = units.get(data[line_end + 1 : unit_end])
+            if table is not None:
+                table[data[unit_end:key_end]] = (
+                    position + offset,
+                    key_end + offset,
+                    text_end + offset,
+                )
+            position = text_end
+    except ValueError:
+        return False
+    return position == end
 
 
 class FragmentWriter:
     """This compile's fragments, written as they come: to a fresh temporary beside
-    OUT, or appended to OUT's store (Note [Fragment segments])."""
+    OUT, or appended to the tail of OUT's store (Note [Fragment segments])."""
 
     def __init__(self, out_dir: str, stored: StoredFragments | None = None) -> None:
-        """A fresh file; or, given ``stored`` (valid), one more segment of it, in place."""
+        """A fresh file; or, given ``stored`` (valid), one more segment of its tail, in place."""
         self._stored = stored
         self._temporary = ""
+        #: Whether :meth:`commit` wrote a fresh base.
+        self.wrote_base = False
         if stored is None:
             import tempfile
 
@@ -202,9 +337,11 @@ class FragmentWriter:
             handle, self._temporary = tempfile.mkstemp(prefix=prefix, dir=parent)
             self._stream: io.BufferedIOBase = os.fdopen(handle, "wb")
         else:
-            self._stream = open(os.path.join(out_dir, FRAGMENTS_NAME), "r+b")  # noqa: SIM115
-            self._stream.truncate(stored.total)  # what a killed compile left
-            self._stream.seek(stored.total)
+            handle = os.open(os.path.join(out_dir, TAIL_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+            self._stream = os.fdopen(handle, "r+b")
+            self._tail_total = stored.total - stored.base_total
+            self._stream.truncate(self._tail_total)  # what a killed compile left
+            self._stream.seek(self._tail_total)
         self._pid = os.getpid()
         self._digest = hasher()
         self._size = 0
@@ -268,20 +405,28 @@ class FragmentWriter:
         self._stream.flush()
         whole = stored.total + self._size
         garbage = stored.total - stored.used_size()
-        if whole >= COMPACT_FROM_BYTES and garbage > COMPACT_ABOVE * whole:
+        tail = whole - stored.base_total
+        if whole >= COMPACT_FROM_BYTES and (
+            garbage > COMPACT_ABOVE * whole or tail > TAIL_ABOVE * whole
+        ):
             return self._compact(out_dir, stored, context_of)
         self._stream.close()
-        new = (self._segment(self._digest.hexdigest(), self._size, context_of),)
+        new = (self._segment(self._digest.hexdigest(), self._size, context_of, tail=True),)
         segments = (*map(relabel, stored.segments), *(new if self._size else ()))
         return segments or None
 
-    def _segment(self, digest: str, size: int, context_of: Callable[[str], str]) -> Segment:
-        return Segment(digest, size, tuple(sorted((u, context_of(u)) for u in self.units)))
+    def _segment(
+        self, digest: str, size: int, context_of: Callable[[str], str], *, tail: bool = False
+    ) -> Segment:
+        contexts = tuple(sorted((u, context_of(u)) for u in self.units))
+        return Segment(digest, size, contexts, tail)
 
     def _commit_fresh(
         self, out_dir: str, context_of: Callable[[str], str]
     ) -> tuple[Segment, ...] | None:
         self._stream.close()
+        self.wrote_base = True
+        _remove(os.path.join(out_dir, TAIL_NAME))
         if not self._size:
             self.discard()
             _remove(os.path.join(out_dir, FRAGMENTS_NAME))
@@ -293,7 +438,7 @@ class FragmentWriter:
         self, out_dir: str, stored: StoredFragments, context_of: Callable[[str], str]
     ) -> tuple[Segment, ...] | None:
         """A fresh file of the records this compile used, then those it wrote."""
-        self._stream.seek(stored.total)
+        self._stream.seek(self._tail_total)
         with contextlib.closing(self._stream):
             mine = self._stream.read(self._size)
         fresh = FragmentWriter(out_dir)
@@ -302,13 +447,15 @@ class FragmentWriter:
             fresh.units.add(unit)
         fresh._write(mine)
         fresh.units.update(self.units)
-        return fresh._commit_fresh(out_dir, context_of)
+        segments = fresh._commit_fresh(out_dir, context_of)
+        self.wrote_base = True
+        return segments
 
     def discard(self) -> None:
         """Drop this compile's records: the temporary, or what it appended."""
         if not self._stream.closed:
             if self._stored is not None and self.owned():
-                self._stream.truncate(self._stored.total)
+                self._stream.truncate(self._tail_total)
             self._stream.close()
         if self._temporary:
             _remove(self._temporary)

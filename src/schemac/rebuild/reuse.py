@@ -43,9 +43,9 @@ little beside its emission.
 from __future__ import annotations
 
 from schemac.digests import hasher, hex_of
-from schemac.rebuild.fragments import Segment
+from schemac.rebuild.fragments import Segment, Trust
 from schemac.rebuild.inputs import file_digest
-from schemac.rebuild.state import output_intact, read_body
+from schemac.rebuild.state import output_intact, read_state
 
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 class Previous:
     """What OUT's state says the last compile (with the same run key) read and wrote."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, settled_before: int | None = None) -> None:
         #: path -> digest of each file it read.
         self.inputs: dict[str, str] = {}
         #: unit (``target/backend``) -> unit key.
@@ -67,6 +67,7 @@ class Previous:
         self.file_keys: dict[str, tuple[str, str, str]] = {}
         #: The segments of OUT/.schemac-fragments (Note [Fragment segments]).
         self.fragments: list[Segment] = []
+        vouched: tuple[int, int, int, int] | None = None
         for line in text.split("\n")[1:-1]:
             record, _, path = line.partition("\t")
             fields = record.split(" ")
@@ -74,16 +75,23 @@ class Previous:
                 self.inputs[path] = fields[1]
             elif fields[0] == "unit" and len(fields) == 3:
                 self.units[fields[1]] = fields[2]
-            elif fields[0] == "frag" and len(fields) == 3 and fields[2].isdigit():
-                self.fragments.append(Segment(fields[1], int(fields[2])))
+            elif fields[0] == "frag" and len(fields) in (3, 4) and fields[2].isdigit():
+                tail = fields[3:] == ["tail"]
+                self.fragments.append(Segment(fields[1], int(fields[2]), tail=tail))
             elif fields[0] == "fctx" and len(fields) == 3 and self.fragments:
                 last = self.fragments[-1]
                 contexts = (*last.contexts, (fields[1], fields[2]))
-                self.fragments[-1] = Segment(last.digest, last.size, contexts)
+                self.fragments[-1] = Segment(last.digest, last.size, contexts, last.tail)
+            elif fields[0] == "fstat" and len(fields) == 5 and all(f.isdigit() for f in fields[1:]):
+                size, mtime, ctime, inode = map(int, fields[1:])
+                vouched = (size, mtime, ctime, inode)
             elif fields[0] == "out" and len(fields) == 8 and fields[6] != "-":
                 self.outputs.setdefault(fields[6], []).append((record, path))
                 if fields[7] != "-":
                     self.file_keys[path] = (fields[6], fields[7], record)
+
+        #: What the state says of the fragments' base (Note [A settled base goes unhashed]).
+        self.trust = Trust(vouched, settled_before)
 
     def records(self) -> dict[str, str]:
         """path in OUT -> its ``out`` record, for every generated file."""
@@ -91,8 +99,8 @@ class Previous:
 
 
 def read_previous(out_dir: str, key: Callable[[], str]) -> Previous | None:
-    body = read_body(out_dir, key)
-    return None if body is None else Previous(body)
+    found = read_state(out_dir, key)
+    return None if found is None else Previous(*found)
 
 
 def unit_key(run_key: str, unit: str, digests: Mapping[str, str], unread: Collection[str]) -> str:

@@ -2,19 +2,22 @@
 
 The layout, one record a line (UTF-8)::
 
-    schemac-state 6                         the format (fingerprint.STATE_FORMAT)
+    schemac-state 7                         the format (fingerprint.STATE_FORMAT)
     key <hex>                               the run key (fingerprint.run_key)
     sum <hex>                               the digest of every byte after this line
     files <n>                               how many generated files OUT holds for this run
     in <digest> <TAB> <absolute path>       a file the compile read
     dir <digest> <TAB> <absolute path>      a directory it listed (names, sorted)
     unit <target>/<backend> <key>           an emit call's reuse key (:mod:`.reuse`)
-    frag <digest> <size>                    a segment of OUT/.schemac-fragments, in file order
+    frag <digest> <size> [tail]             a segment of OUT/.schemac-fragments (or of its
+                                            tail, .schemac-fragments-tail), in order
     fctx <unit> <key>                       the context of the segment's records of <unit>
+    fstat <size> <mtime_ns> <ctime_ns> <ino>  the base of the fragments, vouched for
     out <size> <mtime_ns> <ctime_ns> <ino> <digest or -> <unit or -> <file key or -> <TAB> <path>
     aux <digest> <TAB> <absolute path>      a file written outside OUT (depfile, outputs list)
 
-(``frag`` and ``fctx``: Note [Fragment segments] in :mod:`.fragments`.)  Every
+(``frag`` and ``fctx``: Note [Fragment segments] in :mod:`.fragments`; ``fstat``:
+Note [A settled base goes unhashed] there.)  Every
 digest is :func:`schemac.digests.hex_of`'s, 64 hex digits.
 
 ``out`` lines cover the generated files (with the emit call that made them,
@@ -77,6 +80,7 @@ def write_state(
     units: dict[str, str] | None = None,
     unchanged: Mapping[str, str] | None = None,
     fragments: Sequence[Segment] | None = None,
+    fragments_base: tuple[int, int, int, int] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -91,7 +95,10 @@ def write_state(
     ``unchanged``: path -> the last state's ``out`` record of each file this
     run kept without writing it; one that changed since (an edit while the
     compile ran) is not recorded as kept: nothing is recorded.
-    ``fragments``: the segments of ``OUT/.schemac-fragments`` (Note [Fragment segments]).
+    ``fragments``: the segments of ``OUT/.schemac-fragments`` (Note [Fragment segments]);
+    ``fragments_base``: the stat of its base as the compile checked it, which
+    the record vouches for if the base still has it and it is not racy (Note
+    [A settled base goes unhashed]).
     """
     import tempfile
 
@@ -124,10 +131,11 @@ def write_state(
             lines = itertools.chain(
                 lines,
                 (
-                    f"frag {segment.digest} {segment.size}\n"
+                    f"frag {segment.digest} {segment.size}{' tail' if segment.tail else ''}\n"
                     + "".join(f"fctx {unit} {context}\n" for unit, context in segment.contexts)
                     for segment in fragments
                 ),
+                _vouched_base(out_dir, fragments_base, reference - tick),
             )
         # Streamed in batches after a head of known length, which is filled in
         # last: the body's lines, their join and its bytes side by side (1.3 MB
@@ -152,6 +160,22 @@ def write_state(
             os.unlink(temporary)
         raise
     return True
+
+
+def _vouched_base(
+    out_dir: Path, checked: tuple[int, int, int, int] | None, racy_from: int
+) -> Iterator[str]:
+    """The ``fstat`` line for the fragments' base, if the compile ``checked`` it
+    and it is still so, settled (Note [A settled base goes unhashed])."""
+    if checked is None:
+        return
+    try:
+        info = os.stat(out_dir / ".schemac-fragments")
+    except OSError:
+        return
+    now = _stat_fields(info)
+    if now == checked and max(info.st_mtime_ns, info.st_ctime_ns) < racy_from:
+        yield "fstat {} {} {} {}\n".format(*now)
 
 
 def _head(key: str, digest: str) -> bytes:
@@ -276,9 +300,17 @@ def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
 
 def read_body(out_dir: str, key: Callable[[], str]) -> str | None:
     """The records of OUT's state if it is well formed and was written for ``key()``."""
+    found = read_state(out_dir, key)
+    return None if found is None else found[0]
+
+
+def read_state(out_dir: str, key: Callable[[], str]) -> tuple[str, int] | None:
+    """:func:`read_body`, and the file system's time the state was written,
+    less a clock tick: any file whose times are older was settled then."""
     try:
         with open(os.path.join(out_dir, STATE_NAME), "rb") as stream:
             data = stream.read()
+            written = os.fstat(stream.fileno()).st_mtime_ns
     except OSError:
         return None
     head, body = _split(data)
@@ -294,7 +326,8 @@ def read_body(out_dir: str, key: Callable[[], str]) -> str | None:
     first = lines[0].split(" ")
     if len(first) != 2 or first[0] != "files" or not first[1].isdigit() or lines[-1] != "":
         return None
-    return text
+    tick = _COARSE_TICK_NS if written % 1_000_000_000 == 0 else _FINE_TICK_NS
+    return text, written - tick
 
 
 def _split(data: bytes) -> tuple[list[str] | None, bytes]:
@@ -341,6 +374,6 @@ def _check_body(root: str, text: str) -> int | None:
         elif kind == "dir":
             if len(fields) != 2 or listing_digest(path) != fields[1]:
                 return None
-        elif kind not in ("unit", "frag", "fctx"):
+        elif kind not in ("unit", "frag", "fctx", "fstat"):
             return None
     return int(lines[0].split(" ")[1])

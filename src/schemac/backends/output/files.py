@@ -34,7 +34,9 @@ _PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.+-]*/)*[A-Za-z0-9_][A-Za-z0-9_.+
 _MAX_PATH_LENGTH = 200
 
 #: Names the output machinery keeps for itself (see :mod:`.commit`).
-RESERVED_NAMES = frozenset({".schemac-manifest", ".schemac-state", ".schemac-fragments"})
+RESERVED_NAMES = frozenset(
+    {".schemac-manifest", ".schemac-state", ".schemac-fragments", ".schemac-fragments-tail"}
+)
 
 
 class OutputError(SchemacError):

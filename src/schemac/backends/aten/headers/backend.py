@@ -125,14 +125,31 @@ def _per_key(
     r: _Renderer, module: Module, catalog: Catalog, index: PlanIndex
 ) -> Iterator[GeneratedFile | Deferred]:
     for key in dispatch_keys.HEADER_KEYS:
-        export = dispatch_export(catalog.profile, key)
-        declared = dispatch_keys.declared_by_root(module, catalog, key, index)
-        for root, entries in declared.items():
-            path = dispatch_keys.dispatch_header_path(root, key)
-            yield Deferred(path, _render_dispatch, (root, entries, key, export), r)
-        umbrella = dispatch_keys.key_umbrella(key, declared)
-        yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
-        yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
+        yield from _key_files(r, module, catalog, index, key)
+
+
+def _key_files(
+    r: _Renderer, module: Module, catalog: Catalog, index: PlanIndex, key: str
+) -> Iterator[GeneratedFile | Deferred]:
+    """``ops/<op>_<key>_dispatch.h`` (deferred), ``<key>Functions.h`` and ``_inl.h``."""
+    export = dispatch_export(catalog.profile, key)
+    declared = dispatch_keys.declared_by_root(module, catalog, key, index)
+    for root, entries in declared.items():
+        path = dispatch_keys.dispatch_header_path(root, key)
+        yield Deferred(path, _render_dispatch, (root, entries, key, export), r)
+    umbrella = dispatch_keys.key_umbrella(key, declared)
+    yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
+    yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
+
+
+def iter_key_headers(
+    module: Module, key: str, state: AtenRunState, profile: ReleaseProfile | None = None
+) -> Iterator[GeneratedFile | Deferred]:
+    """One dispatch key's headers (:func:`_key_files`), for a key outside
+    :data:`~.dispatch_keys.HEADER_KEYS` (``mtia``): the per-operator ones
+    deferred, so that an edit renders only the edited operators'."""
+    catalog = state.catalog(profile)
+    yield from _key_files(_renderer(module, state, catalog), module, catalog, state.plan, key)
 
 
 def _umbrellas(r: _Renderer, catalog: Catalog, fragments: Fragments) -> Iterator[GeneratedFile]:

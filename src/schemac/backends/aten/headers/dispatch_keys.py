@@ -16,7 +16,7 @@ from __future__ import annotations
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry
-from schemac.backends.aten.headers.export_macros import DEFAULT_EXPORT, dispatch_export
+from schemac.backends.aten.headers.export_macros import DEFAULT_EXPORT
 from schemac.backends.aten.registrations.keys import key_traits
 from schemac.backends.aten.registrations.plan import PlanIndex, plan_key
 from schemac.ir.dispatch import CODEGEN_DISPATCH_KEYS
@@ -90,14 +90,3 @@ def key_umbrella(key: str, declared: dict[str, list[Entry]]) -> KeyUmbrella:
     """``declared``: :func:`declared_by_root` for ``key``."""
     paths = sorted(dispatch_header_path(root, key) for root in declared)
     return KeyUmbrella(key, key.lower(), tuple(paths))
-
-
-def key_headers(
-    module: Module, catalog: Catalog, key: str, index: PlanIndex | None = None
-) -> tuple[KeyUmbrella, tuple[DispatchHeader, ...]]:
-    declared = declared_by_root(module, catalog, key, index)
-    headers = tuple(
-        dispatch_header(root, entries, key, dispatch_export(catalog.profile, key))
-        for root, entries in declared.items()
-    )
-    return key_umbrella(key, declared), headers

@@ -16,12 +16,11 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.aten.collector import module_frozen
-from schemac.backends.aten.headers.catalog import build_catalog
-from schemac.backends.aten.headers.dispatch_keys import key_headers
+from schemac.backends.aten.headers.backend import iter_key_headers
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
-from schemac.backends.templating import module_sources
+from schemac.backends.reuse import Deferred
 from schemac.ir.module import Module
 
 KEY = "MTIA"
@@ -33,19 +32,12 @@ class MtiaHeadersBackend:
     description: str = "MTIAFunctions.h, MTIAFunctions_inl.h and ops/<op>_mtia_dispatch.h"
     targets: tuple[str, ...] = ("mtia",)
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile]:
-        state = aten_run_state(module, options)
-        templates = state.templates(__package__ or "")
-        sources = module_sources(module)
+    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile | Deferred]:
+        # The run's catalog and views (the headers target's, when it runs too).
         with module_frozen():
-            catalog = build_catalog(module, state.views, options.profile)
-            umbrella, headers = key_headers(module, catalog, KEY, state.plan)
-            for header in headers:
-                text = templates.render("dispatch.h.mako", header, sources=sources)
-                yield GeneratedFile(header.path, text)
-            for suffix in ("", "_inl"):
-                text = templates.render(f"KeyFunctions{suffix}.h.mako", umbrella, sources=sources)
-                yield GeneratedFile(f"ATen/{KEY}Functions{suffix}.h", text)
+            yield from iter_key_headers(
+                module, KEY, aten_run_state(module, options), options.profile
+            )
 
 
 BACKEND = MtiaHeadersBackend()

@@ -34,7 +34,7 @@ from schemac.backends.aten.registrations.keys import KeyTraits
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
-from schemac.ir.resolved import Kernel
+from schemac.ir.resolved import Kernel, Resolution
 from schemac.ir.schema import SchemaKind
 
 
@@ -78,6 +78,9 @@ class PlannedItem:
 
     root_name: str
     wrappers: tuple[Wrapper, ...]
+    #: The grouped item planned (``wrappers`` is :func:`planned_wrappers` of it
+    #: and the key's traits): what a file made from the wrappers reads.
+    source: ItemSource = attrs.field(eq=False, repr=False)
 
 
 @attrs.frozen
@@ -85,14 +88,18 @@ class _Member:
     """A function of the grouped listing with what planning reads of it."""
 
     function: NativeFunction
+    resolution: Resolution | None
     kind: SchemaKind
     #: The resolved dispatch table (empty without a resolution).
     kernels: Mapping[str, Kernel]
     has_composite_kernel: bool
 
+    #: The other fields are computed from these (Note [File reuse]).
+    reuse_fields = ("function", "resolution")
+
 
 @attrs.frozen
-class _Item:
+class ItemSource:
     """One grouped item: a variant group (``structured`` set from it) or a lone function."""
 
     members: tuple[_Member, ...]
@@ -104,6 +111,10 @@ class _Item:
     #: gets no wrapper from the item (only Meta and the generated
     #: CompositeExplicitAutogradNonFunctional kernels need no kernel of their own).
     kernel_keys: frozenset[str] = attrs.field(init=False, eq=False, repr=False)
+
+    #: Every field planning reads (Note [File reuse]): an item is read by the
+    #: plan of every key, so its encoding is made once per run and shared.
+    reuse_fields = ("members", "is_group", "structured", "functional", "out")
 
     def __attrs_post_init__(self) -> None:
         keys = frozenset(key for m in self.members for key in m.kernels)
@@ -120,10 +131,11 @@ class PlanIndex:
     pass it to every :func:`plan_key` of that module.
     """
 
-    items: tuple[_Item, ...]
-    #: plan_key's answers so far (the headers and the registrations of one
-    #: run plan the same keys).
-    _planned: dict[KeyTraits, tuple[PlannedItem, ...]] = attrs.field(
+    items: tuple[ItemSource, ...]
+    #: plan_key's answers so far, by dispatch key (the headers and the
+    #: registrations of one run plan the same keys, the registrations with
+    #: the release's traits: a plan reads only the key of its traits).
+    _planned: dict[str, tuple[PlannedItem, ...]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False
     )
 
@@ -134,6 +146,7 @@ class PlanIndex:
             resolution = module.resolutions.get(f.func.name)
             members[f.func.name] = _Member(
                 function=f,
+                resolution=resolution,
                 kind=f.func.kind(),
                 kernels={} if resolution is None else dict(resolution.dispatch),
                 has_composite_kernel=resolution is not None and resolution.has_composite_kernel,
@@ -142,11 +155,11 @@ class PlanIndex:
         for grouped in module.grouped_functions:
             if isinstance(grouped, OperatorName):
                 found = members.get(grouped)
-                items.append(_Item(members=() if found is None else (found,), is_group=False))
+                items.append(ItemSource(members=() if found is None else (found,), is_group=False))
                 continue
             group_members = (members.get(name) for name in grouped.members())
             items.append(
-                _Item(
+                ItemSource(
                     members=tuple(m for m in group_members if m is not None),
                     is_group=True,
                     structured=grouped.structured,
@@ -165,7 +178,7 @@ def plan_key(
     ``index``: the module's :class:`PlanIndex`, if the caller plans several keys.
     """
     index = PlanIndex.of(module) if index is None else index
-    planned = index._planned.get(traits)
+    planned = index._planned.get(traits.key)
     if planned is not None:
         return planned
     needs_own_kernel = not (traits.is_meta or traits.is_composite_non_functional)
@@ -173,14 +186,22 @@ def plan_key(
     for item in index.items:
         if needs_own_kernel and traits.key not in item.kernel_keys:
             continue
-        wrappers = tuple(_plan_item(item, traits))
+        wrappers = planned_wrappers(item, traits)
         if wrappers:
-            items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers))
-    planned = index._planned[traits] = tuple(items)
+            items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers, item))
+    planned = index._planned[traits.key] = tuple(items)
     return planned
 
 
-def _plan_item(item: _Item, traits: KeyTraits) -> Iterator[Wrapper]:
+def planned_wrappers(item: ItemSource, traits: KeyTraits) -> tuple[Wrapper, ...]:
+    """The wrappers ``traits.key``'s file has for the grouped ``item`` (a
+    :attr:`PlannedItem.source`).  Planning reads only ``traits.key`` (and what
+    follows from it: :attr:`~KeyTraits.is_meta`, ...), never the release's
+    part of the traits, so plans are shared by key (:attr:`PlanIndex._planned`)."""
+    return tuple(_plan_item(item, traits))
+
+
+def _plan_item(item: ItemSource, traits: KeyTraits) -> Iterator[Wrapper]:
     if not item.is_group:
         for member in item.members:
             yield from _plain(member, traits)

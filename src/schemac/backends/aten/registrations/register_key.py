@@ -31,11 +31,13 @@ import attrs
 from schemac.backends.aten.registrations.helpers import helper_functions
 from schemac.backends.aten.registrations.keys import KeyTraits, key_traits
 from schemac.backends.aten.registrations.plan import (
+    ItemSource,
     PlanIndex,
     PlannedItem,
     Wrapper,
     WrapperKind,
     plan_key,
+    planned_wrappers,
 )
 from schemac.backends.aten.registrations.structured import structured_wrapper_definition
 from schemac.backends.aten.registrations.wrappers import (
@@ -122,18 +124,21 @@ class _KeyContext:
     views: ViewTable
 
 
-#: The inputs of one item's fragment: the key, the item (its wrappers: each
-#: function, kernel and structured group, which is where groups cross
-#: operators) and, under selective build, which wrappers are registered.
-_ItemInputs = tuple[str, PlannedItem, tuple[bool, ...] | None]
+#: The inputs of one item's fragment: the key, the grouped item its wrappers
+#: are planned from (each member's function and dispatch table and the
+#: group's structured flag, which is where groups cross operators; the plan
+#: is a function of those and the key's traits) and, under selective build,
+#: which wrappers are registered.  The grouped item, not the planned one:
+#: every key plans the same grouped item, whose encoding a run makes once.
+_ItemInputs = tuple[str, ItemSource, tuple[bool, ...] | None]
 
 
 def _render_item(context: _KeyContext, inputs: _ItemInputs) -> str:
     """The wrapper texts of one item: a line of part lengths, then the parts
     (:func:`_parse_item` reads them back)."""
-    _, item, registered = inputs
+    _, source, registered = inputs
     parts: list[str] = []
-    for number, wrapper in enumerate(item.wrappers):
+    for number, wrapper in enumerate(planned_wrappers(source, context.traits)):
         register = registered is None or registered[number]
         text = _wrapper_text(wrapper, context.traits, context.views, register)
         parts += (text.namespace, text.definition)
@@ -208,7 +213,7 @@ def _item_texts(
     texts = {}
     for item in items:
         flags = None if registered is None else tuple(w.name in registered for w in item.wrappers)
-        inputs: _ItemInputs = (traits.key, item, flags)
+        inputs: _ItemInputs = (traits.key, item.source, flags)
         texts[id(item)] = _parse_item(fragments.text(_render_item, inputs, context))
     return texts
 
