@@ -20,7 +20,13 @@ import attrs
 
 from schemac.backends.driver import CompileResult
 from schemac.backends.output import MANIFEST_NAME, CommitReport
-from schemac.backends.registry import SOURCE_KINDS, backends_for, fragment_unit, unit_reads
+from schemac.backends.registry import (
+    SOURCE_KINDS,
+    backends_for,
+    fragment_unit,
+    unit_covers,
+    unit_reads,
+)
 from schemac.ir.module import SourceFiles
 from schemac.rebuild.fingerprint import command_run_key
 from schemac.rebuild.fragments import (
@@ -48,11 +54,14 @@ from schemac.rebuild.state import STATE_NAME, up_to_date_files, write_state
 DISABLE_VARIABLE = "SCHEMAC_NO_STATE"
 
 
-def _covered_paths(sources: SourceFiles | None) -> frozenset[str]:
-    """The input files whose edits a deferred file's inputs cover (Note [File reuse])."""
-    if sources is None or not sources.native_functions:
+def _covered_paths(unit: str, sources: SourceFiles | None) -> frozenset[str]:
+    """The input files whose edits the inputs of a target's deferred files or of a
+    fragment unit's pieces cover (Note [File reuse], ``BackendEntry.covers``)."""
+    if sources is None:
         return frozenset()
-    return frozenset({os.path.abspath(sources.native_functions)})
+    covered = unit_covers(unit)
+    paths = (getattr(sources, kind) for kind in SOURCE_KINDS if kind in covered)
+    return frozenset(os.path.abspath(p) for p in paths if p)
 
 
 def _units_of(target: str) -> tuple[str, ...]:
@@ -285,7 +294,7 @@ class Recording:
                 os.unlink(part.path)
 
     def _context(self, target: str, digests: Mapping[str, str]) -> str:
-        unread = _unread_paths(target, self._sources) | _covered_paths(self._sources)
+        unread = _unread_paths(target, self._sources) | _covered_paths(target, self._sources)
         return unit_key(self.key, target, digests, unread)
 
     def report(self, report: CommitReport) -> CommitReport:

@@ -166,6 +166,12 @@ class BackendEntry:
     #: selected backend of a target reads reuses that target's files
     #: (docs/rebuild.md), so a name left out is a file whose edits go unseen.
     reads: tuple[str, ...] = ()
+    #: Input files besides ``native_functions.yaml`` whose edits the inputs of
+    #: every fragment of this backend cover (Note [Fragment reuse]): their digests
+    #: are left out of its fragments' context, so that an edit of one keeps the
+    #: pieces it did not change.  Only for a backend all of whose fragments'
+    #: renders read nothing of such a file but through their inputs.
+    covers: tuple[str, ...] = ()
 
     def load(self) -> Backend:
         module_name, _, attribute = self.location.partition(":")
@@ -274,12 +280,15 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
     ),
+    # The pieces of both (Note [Autograd pieces]) are keyed by the derivative
+    # infos they print, so an edit of derivatives.yaml prints only the changed ones.
     BackendEntry(
         "autograd",
         "schemac.backends.autograd.backend:BACKEND",
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
+        covers=("derivatives",),
     ),
     BackendEntry(
         "autograd-kernels",
@@ -287,6 +296,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("autograd",),
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
+        covers=("derivatives",),
     ),
     BackendEntry(
         "backend-stubs",
@@ -359,6 +369,15 @@ def unit_reads(unit: str) -> frozenset[str]:
         return target_reads(target)
     entry = next((e for e in backends_for(target) if e.name == backend), None)
     return target_reads(target) if entry is None else frozenset(entry.reads or SOURCE_KINDS)
+
+
+def unit_covers(unit: str) -> frozenset[str]:
+    """The input files whose edits the inputs of a fragment unit's pieces (or a
+    target's deferred files) cover: ``native_functions`` always, and the
+    backend's :attr:`BackendEntry.covers`."""
+    target, _, backend = unit.partition("/")
+    entry = next((e for e in backends_for(target) if e.name == backend), None) if backend else None
+    return frozenset(("native_functions", *(entry.covers if entry is not None else ())))
 
 
 def required_facts(targets: Iterable[str]) -> frozenset[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import functools
+from typing import ClassVar
 
 import attrs
 
@@ -78,6 +79,11 @@ class SavedAttribute:
     #: For ``sym_argsize``: the dimension as written (``-1``, ``dim``).
     prop_arg: str | None = None
 
+    #: Every compared field (set below): a formula's saved values are also its
+    #: info's (``all_saved_inputs``), so a backend fingerprinting them
+    #: (Note [File reuse]) digests each once per run.
+    reuse_fields: ClassVar[tuple[str, ...]]
+
 
 @attrs.frozen
 class Derivative:
@@ -109,6 +115,10 @@ class ForwardDerivative:
     #: True when an in-place operator borrows its functional twin's formula.
     is_reusing_outplace_formula: bool = False
     span: Span = _SPAN
+
+    #: Every compared field (set below): a function's forward formulas are
+    #: most often its info's own objects, so a run digests them once.
+    reuse_fields: ClassVar[tuple[str, ...]]
 
 
 @attrs.frozen
@@ -145,9 +155,23 @@ class DifferentiabilityInfo:
     output_differentiability_conditions: tuple[str, ...] | None = None
     span: Span = _SPAN
 
+    #: Every compared field (set below): an info is shared by the variants
+    #: that borrow it (``add_.Tensor`` and ``add.out`` use ``add.Tensor``'s)
+    #: and by its node, so a run digests it once however many pieces read it.
+    reuse_fields: ClassVar[tuple[str, ...]]
+
     @property
     def has_derivatives(self) -> bool:
         return bool(self.args_with_derivatives)
+
+
+# Remembered by the fingerprints of a run (Note [File reuse] in
+# schemac.backends.reuse): every field ``==`` compares, spans excluded.
+SavedAttribute.reuse_fields = tuple(f.name for f in attrs.fields(SavedAttribute) if f.eq)
+ForwardDerivative.reuse_fields = tuple(f.name for f in attrs.fields(ForwardDerivative) if f.eq)
+DifferentiabilityInfo.reuse_fields = tuple(
+    f.name for f in attrs.fields(DifferentiabilityInfo) if f.eq
+)
 
 
 @attrs.frozen

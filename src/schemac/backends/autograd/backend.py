@@ -15,7 +15,6 @@ import attrs
 from schemac.backends.autograd.factories import factories_files
 from schemac.backends.autograd.functions import functions_files
 from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
-from schemac.backends.autograd.nodes import node_views
 from schemac.backends.autograd.operators import OperatorPlan, operator_plans
 from schemac.backends.autograd.policy import AutogradPolicy
 from schemac.backends.autograd.trace_type import NUM_SHARDS as TRACE_SHARDS
@@ -25,6 +24,7 @@ from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -38,8 +38,8 @@ def emit_autograd(module: Module, profile: ReleaseProfile | None = None) -> Iter
     """Every file of the target: :func:`emit_nodes`', then :func:`emit_kernels`'."""
     policy = _policy(profile)
     plans = _plans(module, policy, RunMemo())
-    yield from _nodes(module, policy, plans)
-    yield from _kernels(module, policy, plans)
+    yield from _nodes(module, policy, plans, Fragments())
+    yield from _kernels(module, policy, plans, Fragments())
 
 
 def _policy(profile: ReleaseProfile | None) -> AutogradPolicy:
@@ -52,34 +52,49 @@ def _plans(module: Module, policy: AutogradPolicy, memo: RunMemo) -> tuple[Opera
 
 
 def _nodes(
-    module: Module, policy: AutogradPolicy, plans: tuple[OperatorPlan, ...]
+    module: Module,
+    policy: AutogradPolicy,
+    plans: tuple[OperatorPlan, ...],
+    fragments: Fragments,
 ) -> Iterator[GeneratedFile]:
     """The backward nodes, ViewFuncs, TraceType and the factories, each yielded as
     soon as it is rendered (a file reaches the stager and loses its text while the
     next renders, instead of every text waiting in a list: the largest part of
-    ``-t autograd``'s peak memory)."""
+    ``-t autograd``'s peak memory).  Nodes and kernels are printed through
+    ``fragments`` (Note [Autograd pieces])."""
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
-    yield from functions_files(
-        templates, node_views(module, policy), sources, OUTPUT_DIR, policy.pointers
-    )
+    yield from functions_files(templates, module, policy, sources, OUTPUT_DIR, fragments)
     yield from view_funcs_files(templates, plans, sources, OUTPUT_DIR)
     yield from trace_files(
-        templates, plans, sources, OUTPUT_DIR, policy.shards("trace_type", TRACE_SHARDS)
+        templates,
+        plans,
+        sources,
+        OUTPUT_DIR,
+        policy.shards("trace_type", TRACE_SHARDS),
+        fragments,
     )
     yield from factories_files(templates, module, sources, OUTPUT_DIR)
 
 
 def _kernels(
-    module: Module, policy: AutogradPolicy, plans: tuple[OperatorPlan, ...]
+    module: Module,
+    policy: AutogradPolicy,
+    plans: tuple[OperatorPlan, ...],
+    fragments: Fragments,
 ) -> Iterator[GeneratedFile]:
     """VariableType and ADInplaceOrView, each file yielded as soon as it is rendered."""
     templates = Templates(TEMPLATES_PACKAGE)
     sources = module_sources(module, derivatives=True)
     yield from variable_type_files(
-        templates, plans, sources, OUTPUT_DIR, policy.shards("variable_type", VARIABLE_TYPE_SHARDS)
+        templates,
+        plans,
+        sources,
+        OUTPUT_DIR,
+        policy.shards("variable_type", VARIABLE_TYPE_SHARDS),
+        fragments,
     )
-    yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR)
+    yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR, fragments)
 
 
 def _paused_collector(files: Iterable[GeneratedFile]) -> Iterator[GeneratedFile]:
@@ -108,7 +123,8 @@ class AutogradBackend:
         # cyclic collector finds nothing to free and costs about a fifth of
         # the time, so it is paused, and restored as it was.
         policy = _policy(options.profile)
-        return _paused_collector(_nodes(module, policy, _plans(module, policy, options.memo)))
+        plans = _plans(module, policy, options.memo)
+        return _paused_collector(_nodes(module, policy, plans, options.fragments))
 
 
 @attrs.frozen
@@ -119,7 +135,8 @@ class AutogradKernelsBackend:
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
         policy = _policy(options.profile)
-        return _paused_collector(_kernels(module, policy, _plans(module, policy, options.memo)))
+        plans = _plans(module, policy, options.memo)
+        return _paused_collector(_kernels(module, policy, plans, options.fragments))
 
 
 BACKEND = AutogradBackend()

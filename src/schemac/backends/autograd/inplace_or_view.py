@@ -22,6 +22,7 @@ from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_f
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.autograd.view_funcs import view_func_name
 from schemac.backends.output.files import GeneratedFile, Provenance
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 from schemac.ir.types import BaseTy, BaseType, ListType, OptionalType
@@ -117,7 +118,14 @@ INPLACE_OR_VIEW_FILES = KernelFamily(
 
 
 def inplace_or_view_files(
-    templates: Templates, plans: tuple[OperatorPlan, ...], sources: Provenance, directory: str
+    templates: Templates,
+    plans: tuple[OperatorPlan, ...],
+    sources: Provenance,
+    directory: str,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
+    """``fragments``: where the kernels are printed (Note [Autograd pieces])."""
     chosen = inplace_or_view_plans(plans)
-    return kernel_shard_files(INPLACE_OR_VIEW_FILES, templates, chosen, sources, directory)
+    return kernel_shard_files(
+        INPLACE_OR_VIEW_FILES, templates, chosen, sources, directory, fragments
+    )

@@ -11,30 +11,20 @@ namespace the kernels live in differ; :class:`KernelFamily` names those.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Protocol
 
 import attrs
 
 from schemac.backends.autograd.kernel_texts import (
     Registrations,
-    kernel_texts,
+    printed_kernels,
     registrations_by_library,
 )
 from schemac.backends.autograd.operators import OperatorPlan
+from schemac.backends.buckets import bucketed_texts
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
-
-
-class RegisteredKernel(Protocol):
-    """What the registration line needs of a kernel view."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def schema_name(self) -> str: ...
-    @property
-    def namespace(self) -> str: ...
 
 
 @attrs.frozen
@@ -56,11 +46,22 @@ class KernelFamily:
     shards: int
     #: The C++ namespace the kernels are defined in (``TraceType``).
     cpp_namespace: str
-    kernel_of: Callable[[OperatorPlan], RegisteredKernel]
+    #: The kernel's view, made from the plan alone (Note [Autograd pieces]); it
+    #: is registered as ``plan.wrapper`` under ``plan.schema_name``.
+    kernel_of: Callable[[OperatorPlan], object]
     #: The partial printing every kernel (see kernel_texts.py).
     kernels_template: str
     #: The template of one file, rendered with a :class:`KernelShardView`.
     file_template: str
+
+
+def _render_kernels(
+    context: tuple[Templates, KernelFamily], inputs: tuple[str, tuple[OperatorPlan, ...]]
+) -> str:
+    """A bucket of one family's kernels (Note [Autograd pieces])."""
+    templates, family = context
+    kernels = [family.kernel_of(plan) for plan in inputs[1]]
+    return printed_kernels(templates, family.kernels_template, kernels)
 
 
 def kernel_shard_files(
@@ -69,21 +70,29 @@ def kernel_shard_files(
     chosen: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
+    """``fragments``: where the kernels are printed (the target's)."""
     files = ShardedFile(f"{directory}/{family.stem}.cpp", family.shards)
-    # Each kernel is built and printed once: it appears in its shard and in
-    # the Everything file.
-    kernels = {plan.schema_name: family.kernel_of(plan) for plan in chosen}
-    printed = kernel_texts(templates, family.kernels_template, list(kernels.values()))
-    texts = dict(zip(kernels, printed, strict=True))
+    # Each kernel is printed once: it appears in its shard and in the
+    # Everything file.
+    printed = bucketed_texts(
+        Fragments() if fragments is None else fragments,
+        _render_kernels,
+        family.stem,
+        chosen,
+        [plan.schema_name for plan in chosen],
+        (templates, family),
+    )
+    texts = {plan.schema_name: text for plan, text in zip(chosen, printed, strict=True)}
+    del printed
     entries = {
-        name: (
-            k.namespace,
-            f'm.impl("{k.schema_name}", TORCH_FN({family.cpp_namespace}::{k.name}));',
+        plan.schema_name: (
+            plan.fn.namespace,
+            f'm.impl("{plan.schema_name}", TORCH_FN({family.cpp_namespace}::{plan.wrapper}));',
         )
-        for name, k in kernels.items()
+        for plan in chosen
     }
-    del kernels  # printed: let the views go (see kernel_texts.py)
 
     def render(label: str, shard: tuple[OperatorPlan, ...]) -> str:
         view = KernelShardView(

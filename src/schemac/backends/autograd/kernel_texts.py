@@ -13,6 +13,26 @@ keeps the view it was rendered with alive until the cyclic collector runs.
 The kernel views are most of what the autograd backend allocates (~40,000
 objects for torch), so the batch lets go of them once printed: they are then
 freed by reference counting, not by a later collection walking them all.
+
+Note [Autograd pieces]
+~~~~~~~~~~~~~~~~~~~~~~
+After an edit of one operator only its kernels and the nodes of its infos
+can change, so the kernels (VariableType, TraceType, ADInplaceOrView) and the
+backward nodes (Functions.h/.cpp) are printed in buckets of fragments (Note
+[Fragment buckets] in :mod:`schemac.backends.buckets`): a kernel's view is
+made only when its bucket misses.  A kernel's piece is its
+:class:`~.operators.OperatorPlan` (with VariableType's autograd key), whose key
+is ``OperatorPlan.reuse_fields``: the function, its :class:`FunctionAutograd`
+(every info and forward formula it ends up with, whichever entry or function
+they came from), its abstractness and the foreach element arguments, which is
+everything a plan's other fields are computed from; the release's policy and
+the templates are the run's.  A node's piece is its info and the conventions
+of the function it was resolved against.  The functions, the infos and the
+plans are remembered by the run's fingerprints, so a key costs a few digests
+once another target (the headers) has digested the functions.
+
+Which kernels a file holds, their order and their registration lines are
+decided every run from the plans, outside the pieces.
 """
 
 from __future__ import annotations
@@ -21,11 +41,13 @@ from collections.abc import Iterable, Sequence
 
 import attrs
 
+from schemac.backends import buckets
 from schemac.backends.templating import Templates
 
-#: Ends each kernel's text in the partial template's output.  No generated C++
-#: contains a NUL character; if one ever did, the count check below fails loudly.
-SEPARATOR = "\0"
+#: Ends each kernel's text in the partial template's output, as it ends each
+#: piece of a bucket.  No generated C++ contains a NUL character; if one ever
+#: did, the count checks fail loudly.
+SEPARATOR = buckets.SEPARATOR
 
 
 @attrs.frozen
@@ -37,11 +59,18 @@ class KernelBatch:
     separator: str = SEPARATOR
 
 
-def kernel_texts(templates: Templates, template: str, kernels: Sequence[object]) -> list[str]:
-    """The text of each of ``kernels``, in order, as ``template`` prints it."""
+def printed_kernels(templates: Templates, template: str, kernels: Sequence[object]) -> str:
+    """``template``'s output for ``kernels``: each kernel's text followed by
+    :data:`SEPARATOR` (a bucket's text, Note [Fragment buckets])."""
     batch = KernelBatch(list(kernels))
     output = templates.render(template, batch)
     batch.kernels.clear()
+    return output
+
+
+def kernel_texts(templates: Templates, template: str, kernels: Sequence[object]) -> list[str]:
+    """The text of each of ``kernels``, in order, as ``template`` prints it."""
+    output = printed_kernels(templates, template, kernels)
     texts = output.split(SEPARATOR)
     trailing = texts.pop()
     if trailing or len(texts) != len(kernels):

@@ -266,6 +266,27 @@ def _ownership_problems(info: DifferentiabilityInfo, view: NodeView) -> Iterator
         )
 
 
+def node_conventions(module: Module, info: DifferentiabilityInfo) -> Conventions:
+    """The conventions of the function ``info``'s formulas were resolved against."""
+    function = module.find_function(info.operator)
+    return Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
+
+
+def checked_node_view(
+    info: DifferentiabilityInfo,
+    conv: Conventions,
+    view_functions: Mapping[str, str],
+    pointers: NodePointers = INTRUSIVE,
+) -> NodeView:
+    """:func:`node_view`, raising :class:`AutogradLoweringError` for a formula
+    that cannot be lowered."""
+    view = node_view(info, conv, view_functions, pointers)
+    problems = list(_ownership_problems(info, view))
+    if problems:
+        raise AutogradLoweringError(problems)
+    return view
+
+
 def node_views(module: Module, policy: AutogradPolicy | None = None) -> tuple[NodeView, ...]:
     """Every backward node; formulas that cannot be lowered are reported together.
 
@@ -276,9 +297,7 @@ def node_views(module: Module, policy: AutogradPolicy | None = None) -> tuple[No
     views = []
     problems: list[Diagnostic] = []
     for info in differentiable_infos(module):
-        function = module.find_function(info.operator)
-        conv = Conventions.of(function) if function is not None else DEFAULT_CONVENTIONS
-        view = node_view(info, conv, view_functions, policy.pointers)
+        view = node_view(info, node_conventions(module, info), view_functions, policy.pointers)
         problems.extend(_ownership_problems(info, view))
         views.append(view)
     if problems:

@@ -17,6 +17,8 @@ is in one of the policy lists that still want a generated pass-through.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import attrs
 
 from schemac.backends.aten.signatures.conventions import Conventions
@@ -105,10 +107,12 @@ def registration_key(key: str) -> str:
 class OperatorPlan:
     """One function's autograd-layer facts, computed once, when the plan is made.
 
-    The names every kernel family asks for are fields, filled by plan_of
-    before the backend forks its halves (backend.py), so neither half
-    computes them again.  The other derived facts (``has_derivatives``,
-    ``autograd_keys``...) are computed from those in ``__attrs_post_init__``:
+    The names every kernel family asks for are fields, filled by plan_of.
+    The spelling of the kernel's C++ signature (:class:`KernelSignature`) is
+    made on first use: only a kernel being printed reads it, and after an
+    edit most kernels are not (Note [Autograd pieces]).  The other derived
+    facts (``has_derivatives``, ``autograd_keys``...) are computed from those
+    in ``__attrs_post_init__``:
     the emitters ask each plan the same questions ~100,000 times in all when
     compiling torch's files, and each is cheap.  They used to be computed on
     first use and kept in the instance's ``__dict__``, but on CPython 3.11 a
@@ -127,21 +131,12 @@ class OperatorPlan:
     #: The kernel's C++ name for the Default autograd key (``add_Tensor``).
     wrapper: str
     kind: SchemaKind
-    #: The dispatcher signature's parameters, ``const at::Tensor & self``
-    #: (see :class:`DispatcherSpelling`), and its return type.
-    param_defns: tuple[str, ...]
-    kernel_returns: str
     #: ``add`` for every variant of add: the operator's base name.
     base: str
     #: The per-operator header name, shared by all variants (the base name).
     root_name: str
-    #: The C++ names of the parameters, and of the returns (:func:`return_names`).
-    param_names: tuple[str, ...]
+    #: The C++ names of the returns (:func:`return_names`).
     result_names: tuple[str, ...]
-    #: The parameter list of every autograd-layer kernel of this function.
-    kernel_params: str
-    #: ``at::_ops::<op>``: the struct whose ``redispatch`` the kernels call.
-    ops_name: str
     #: In-place or out=: the kernels return the mutated arguments.
     modifies_arguments: bool
     #: In-place foreach operators using a per-tensor operator's formulas: that
@@ -149,6 +144,16 @@ class OperatorPlan:
     element_args: tuple[tuple[str, str], ...] = ()
     #: The target release's lists (manual kernels, views, complex support...).
     policy: AutogradPolicy = attrs.field(factory=reference_policy, eq=False, repr=False)
+    #: The run's memo of C++ type spellings (a pure function of its keys).
+    spelling: DispatcherSpelling = attrs.field(
+        factory=lambda: DispatcherSpelling(), eq=False, repr=False
+    )
+
+    #: What a kernel piece's key covers (Note [Autograd pieces] in kernel_texts.py):
+    #: every other field is computed from these by :func:`plan_of`, and ``policy``
+    #: is the release's, fixed by the run.  As a class with ``reuse_fields`` a
+    #: plan is also digested once per run, however many families print it.
+    reuse_fields: ClassVar[tuple[str, ...]] = ("fn", "autograd", "is_abstract", "element_args")
 
     # Derived from the fields above (__attrs_post_init__).
     infos: tuple[DifferentiabilityInfo, ...] = attrs.field(init=False, eq=False, repr=False)
@@ -166,6 +171,38 @@ class OperatorPlan:
     has_inplace_or_view_kernel: bool = attrs.field(init=False, eq=False, repr=False)
     #: Gets a Tracer kernel (which may still skip recording, see should_record).
     is_traced: bool = attrs.field(init=False, eq=False, repr=False)
+    #: Made on first use (:attr:`signature`).
+    _signature: KernelSignature | None = attrs.field(init=False, default=None, eq=False, repr=False)
+
+    @property
+    def signature(self) -> KernelSignature:
+        """The kernel's C++ signature, spelled on first use (a slot, not a dict)."""
+        found = self._signature
+        if found is None:
+            found = kernel_signature(self.fn, self.spelling)
+            object.__setattr__(self, "_signature", found)
+        return found
+
+    @property
+    def param_defns(self) -> tuple[str, ...]:
+        """The dispatcher signature's parameters, ``const at::Tensor & self``."""
+        return self.signature.param_defns
+
+    @property
+    def kernel_returns(self) -> str:
+        return self.signature.kernel_returns
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return self.signature.param_names
+
+    @property
+    def kernel_params(self) -> str:
+        return self.signature.kernel_params
+
+    @property
+    def ops_name(self) -> str:
+        return self.signature.ops_name
 
     def __attrs_post_init__(self) -> None:
         fill = object.__setattr__
@@ -315,6 +352,35 @@ class DispatcherSpelling:
         return text
 
 
+@attrs.frozen
+class KernelSignature:
+    """How every autograd-layer kernel of one function is declared and redispatches."""
+
+    #: The dispatcher signature's parameters, ``const at::Tensor & self``
+    #: (see :class:`DispatcherSpelling`), and its return type.
+    param_defns: tuple[str, ...]
+    kernel_returns: str
+    #: The C++ names of the parameters.
+    param_names: tuple[str, ...]
+    #: The parameter list of every autograd-layer kernel of this function.
+    kernel_params: str
+    #: ``at::_ops::<op>``: the struct whose ``redispatch`` the kernels call.
+    ops_name: str
+
+
+def kernel_signature(fn: NativeFunction, spelling: DispatcherSpelling) -> KernelSignature:
+    func = fn.func
+    conv = Conventions.of(fn)
+    params = spelling.params(func, conv)
+    return KernelSignature(
+        param_defns=params,
+        kernel_returns=spelling.returns(func, conv),
+        param_names=tuple([a.name for a in func.arguments.flat_all]),
+        kernel_params=", ".join(["c10::DispatchKeySet ks", *params]),
+        ops_name=f"at::_ops::{unambiguous_name(func)}",
+    )
+
+
 def plan_of(
     fn: NativeFunction,
     autograd: FunctionAutograd | None,
@@ -326,14 +392,9 @@ def plan_of(
     if spelling is None:
         spelling = DispatcherSpelling()
     func = fn.func
-    conv = Conventions.of(fn)
     cpp = cpp_name(func)
     kind = func.kind()
-    params = spelling.params(func, conv)
     base = func.name.name.base
-    # The facts every kernel family asks for are computed here, once, rather
-    # than lazily: with -j 2 both halves of the backend would each compute
-    # them after the fork (see backend.py).
     return OperatorPlan(
         fn=fn,
         autograd=autograd,
@@ -342,17 +403,13 @@ def plan_of(
         schema_name=str(func.name),
         wrapper=wrapper_name(fn, cpp=cpp),
         kind=kind,
-        param_defns=params,
-        kernel_returns=spelling.returns(func, conv),
         base=base,
         root_name=base,
-        param_names=tuple([a.name for a in func.arguments.flat_all]),
         result_names=return_names(func),
-        kernel_params=", ".join(["c10::DispatchKeySet ks", *params]),
-        ops_name=f"at::_ops::{unambiguous_name(func)}",
         modifies_arguments=kind is SchemaKind.inplace or kind is SchemaKind.out,
         element_args=element_args,
         policy=reference_policy() if policy is None else policy,
+        spelling=spelling,
     )
 
 

@@ -19,6 +19,7 @@ from schemac.backends.autograd.calls import Redispatch, redispatch
 from schemac.backends.autograd.kernel_shards import KernelFamily, kernel_shard_files
 from schemac.backends.autograd.operators import OperatorPlan
 from schemac.backends.output.files import GeneratedFile, Provenance
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 from schemac.ir.schema import SchemaKind
 from schemac.ir.types import BaseTy, base_of, is_like
@@ -158,8 +159,10 @@ def trace_files(
     sources: Provenance,
     directory: str,
     shards: int = NUM_SHARDS,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``shards``: how many TraceType_<n>.cpp the release writes."""
+    """``shards``: how many TraceType_<n>.cpp the release writes; ``fragments``:
+    where the kernels are printed (Note [Autograd pieces])."""
     chosen = tuple(p for p in plans if p.is_traced)
     family = attrs.evolve(TRACE_FILES, shards=shards)
-    return kernel_shard_files(family, templates, chosen, sources, directory)
+    return kernel_shard_files(family, templates, chosen, sources, directory, fragments)

@@ -15,11 +15,13 @@ from collections.abc import Iterator
 
 import attrs
 
-from schemac.backends.autograd.kernel_texts import kernel_texts
+from schemac.backends.autograd.kernel_texts import printed_kernels
 from schemac.backends.autograd.kernels import kernel_view
 from schemac.backends.autograd.operators import OperatorPlan, registration_key, wrapper_name
+from schemac.backends.buckets import bucketed_texts
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.output.sharding import ShardedFile, sharded
+from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY
 
@@ -74,14 +76,26 @@ def _shard_view(
     return VariableTypeShardView(label, headers, kernels, _registrations(plans))
 
 
+#: What one kernel is made from: its function's plan and the autograd key.
+_Piece = tuple[OperatorPlan, str]
+
+
+def _render_kernels(templates: Templates, inputs: tuple[str, tuple[_Piece, ...]]) -> str:
+    """A bucket of kernels (Note [Autograd pieces])."""
+    views = [kernel_view(plan, key) for plan, key in inputs[1]]
+    return printed_kernels(templates, "_variable_type_kernels.mako", views)
+
+
 def variable_type_files(
     templates: Templates,
     plans: tuple[OperatorPlan, ...],
     sources: Provenance,
     directory: str,
     shards: int = NUM_SHARDS,
+    fragments: Fragments | None = None,
 ) -> Iterator[GeneratedFile]:
-    """``shards``: how many VariableType_<n>.cpp the release writes."""
+    """``shards``: how many VariableType_<n>.cpp the release writes; ``fragments``:
+    where the kernels are printed (Note [Autograd pieces])."""
     chosen = tuple(p for p in plans if p.has_generated_autograd)
     yield GeneratedFile(
         f"{directory}/VariableType.h",
@@ -93,8 +107,18 @@ def variable_type_files(
         plan.schema_name: () if plan.uses_not_implemented_fallback else plan.autograd_keys
         for plan in chosen
     }
-    views = [kernel_view(plan, key) for plan in chosen for key in keys[plan.schema_name]]
-    printed = iter(kernel_texts(templates, "_variable_type_kernels.mako", views))
+    pieces = [(plan, key) for plan in chosen for key in keys[plan.schema_name]]
+    printed = iter(
+        bucketed_texts(
+            Fragments() if fragments is None else fragments,
+            _render_kernels,
+            "VariableType",
+            pieces,
+            [plan.schema_name for plan, _ in pieces],
+            templates,
+        )
+    )
+    del pieces
     texts = {name: tuple(next(printed) for _ in plan_keys) for name, plan_keys in keys.items()}
     files = ShardedFile(f"{directory}/VariableType.cpp", shards)
     for index, shard in enumerate(sharded(chosen, lambda p: p.cpp_name, shards)):

@@ -51,37 +51,7 @@ inline c10::List<std::optional<Tensor>> unpack_opt_list(
   return tensors;
 }
 
-% for node in view.nodes:
-## MSVC wants the export on the constructor, not on the struct.
-#ifdef _WIN32
-struct ${node.op} : public ${node.superclass} {
-  TORCH_API ${node.op}() = default;
-#else
-struct TORCH_API ${node.op} : public ${node.superclass} {
-#endif
-  using ${node.superclass}::${node.superclass};
-  variable_list apply(variable_list&& grads) override;
-  std::string name() const override { return "${node.op}"; }
-  void release_variables() override {
-  % if node.release_lines:
-    std::lock_guard<std::mutex> lock(mutex_);
-  % endif
-  % for line in node.release_lines:
-    ${line}
-  % endfor
-  }
-  % if node.retains_variables:
-  bool retain_variables = true;
-  void will_release_variables() override {
-    retain_variables = false;
-  }
-  % endif
-  void compiled_args(CompiledNodeArgs& args) const override;
-  variable_list apply_with_saved(const variable_list& inputs, SwapSavedVariables& saved) override;
-  % for line in node.data_member_declarations:
-  ${line}
-  % endfor
-};
-
+% for text in view.declarations:
+${text}\
 % endfor
 } // namespace torch::autograd::generated
