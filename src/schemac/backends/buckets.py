@@ -65,11 +65,8 @@ def bucketed_texts(
     families sharing a render function never share a fragment); ``names[i]``
     is the name piece ``i`` is bucketed by.
     """
-    texts = [""] * len(pieces)
-    for bucket, parts in _rendered_buckets(fragments, render, label, pieces, names, context, 1):
-        for index, part in zip(bucket, parts, strict=True):
-            texts[index] = part
-    return texts
+    one = bucketed_parts(fragments, render, label, pieces, names, context, parts=1)
+    return [texts[0] for texts in one]
 
 
 def bucketed_parts(
