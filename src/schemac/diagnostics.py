@@ -100,6 +100,13 @@ class FieldSpans:
             flat.extend(span)
         self._flat: tuple[object, ...] = tuple(flat)
 
+    @classmethod
+    def packed(cls, flat: tuple[object, ...]) -> FieldSpans:
+        """From the packed form itself: six items a field, as :meth:`__init__` lays them out."""
+        spans = cls.__new__(cls)
+        spans._flat = flat
+        return spans
+
     def __iter__(self) -> Iterator[tuple[str, Span]]:
         flat = self._flat
         for i in range(0, len(flat), 6):
