@@ -16,6 +16,8 @@ from collections.abc import Collection, Iterator
 
 from schemac.diagnostics import DiagnosticSink, FieldSpans, Span, did_you_mean
 from schemac.frontend.yaml_nodes import (
+    PLAIN_TAG,
+    WORDS_WITH_TYPES,
     MappingNode,
     Node,
     ScalarNode,
@@ -47,7 +49,15 @@ class EntryReader:
         self._values = values
         self._keys = keys
         for key_node, value_node in node.value:
-            key = string_value(key_node)
+            # string_value's first case, inlined: a plain key starting with a letter.
+            key = key_node.value
+            if (
+                type(key_node) is not ScalarNode
+                or key_node.tag != PLAIN_TAG
+                or not key[:1].isalpha()
+                or key in WORDS_WITH_TYPES
+            ):
+                key = string_value(key_node)
             if key is None or key in keys or (known_keys is not None and key not in known_keys):
                 self._reject_key(key_node, key, known_keys)
                 continue

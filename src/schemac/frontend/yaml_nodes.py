@@ -114,6 +114,8 @@ except ImportError:  # PyYAML built without libyaml
 _STANDARD_RESOLVER = Resolver()
 
 __all__ = [
+    "PLAIN_TAG",
+    "WORDS_WITH_TYPES",
     "MappingNode",
     "Node",
     "ScalarNode",
@@ -233,7 +235,7 @@ def string_value(node: Node) -> str | None:
     if tag == PLAIN_TAG:  # nearly every node: names, schemas, keys
         value: str = node.value  # a composed scalar's value is always a str
         # _resolved_tag's first test, inlined: this runs for every key of every entry.
-        if (value[:1].isalpha() and value not in _WORDS_WITH_TYPES) or _resolved_tag(value) == _STR:
+        if (value[:1].isalpha() and value not in WORDS_WITH_TYPES) or _resolved_tag(value) == _STR:
             return value
         return None
     if tag == _STR:
@@ -244,7 +246,7 @@ def string_value(node: Node) -> str | None:
 #: The only plain scalars starting with a letter that YAML 1.1 does not read as
 #: strings: PyYAML's bool and null spellings (its other implicit types start
 #: with a digit, a sign, ".", "~", "<" or "=").
-_WORDS_WITH_TYPES = frozenset(
+WORDS_WITH_TYPES = frozenset(
     spelling
     for word in ("yes", "no", "true", "false", "on", "off", "null")
     for spelling in (word, word.capitalize(), word.upper())
@@ -252,7 +254,7 @@ _WORDS_WITH_TYPES = frozenset(
 
 
 def _resolved_tag(value: str) -> str:
-    if value[:1].isalpha() and value not in _WORDS_WITH_TYPES:
+    if value[:1].isalpha() and value not in WORDS_WITH_TYPES:
         return _STR  # names, schemas, kernel names: nearly every scalar
     if value and value[0] not in _STANDARD_RESOLVER.yaml_implicit_resolvers:
         return _STR  # no implicit type starts with this character
