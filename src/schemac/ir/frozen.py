@@ -8,11 +8,12 @@ tuple of pairs for equality and hashing with a private index for lookups.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 import attrs
+
+from schemac.ir.slots import Views
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -22,27 +23,28 @@ def _as_pairs(items: Iterable[tuple[K, V]]) -> tuple[tuple[K, V], ...]:
     return tuple(items)
 
 
+class _MapIndex(Views, Generic[K, V]):
+    """The slot of a map's lookup index (Note [IR classes without __getattr__])."""
+
+    __slots__ = ("_index",)
+    _index: dict[K, V]
+
+
 # Slotted, with the lookup index in a slot of its own that is not an attrs
-# field (generic IR printers walk the fields and must see only the pairs): a
-# cached_property gives a slotted attrs class that slot.  A module holds
-# ~3,000 of these maps (every dispatch table), and a per-instance __dict__ was
-# one more object to build and free for each.
+# field (generic IR printers walk the fields and must see only the pairs).
+# A module holds ~3,000 of these maps (every dispatch table), and a
+# per-instance __dict__ was one more object to build and free for each.
 @attrs.frozen(eq=True, hash=True)
-class FrozenMap(Mapping[K, V], Generic[K, V]):
+class FrozenMap(_MapIndex[K, V], Mapping[K, V]):
     """Insertion-ordered; ``FrozenMap(((k, v), ...))`` or :meth:`of`."""
 
     items_: tuple[tuple[K, V], ...] = attrs.field(default=(), converter=_as_pairs)
 
     def __attrs_post_init__(self) -> None:
         index = dict(self.items_)
-        # Filled here, so the cached_property below never computes it.
         object.__setattr__(self, "_index", index)
         if len(index) != len(self.items_):
             raise ValueError("FrozenMap built with duplicate keys")
-
-    @functools.cached_property
-    def _index(self) -> dict[K, V]:
-        return dict(self.items_)
 
     @classmethod
     def of(cls, mapping: Mapping[K, V]) -> FrozenMap[K, V]:

@@ -9,9 +9,9 @@ them from strings.
 
 from __future__ import annotations
 
-import functools
-
 import attrs
+
+from schemac.ir.slots import Views
 
 #: Dunder names whose ``__iX__`` form is an in-place operator (PEP 203).
 AUGMENTED_ASSIGNMENT_NAMES = frozenset(
@@ -21,9 +21,18 @@ AUGMENTED_ASSIGNMENT_NAMES = frozenset(
 FUNCTIONAL_SUFFIX = "_functional"
 
 
+class _BaseNameViews(Views):
+    """Slots of a base name's spellings (Note [IR classes without __getattr__])."""
+
+    __slots__ = ("_text", "unqualified")
+    _text: str
+    #: ``str()`` without the namespace: ``add_``, ``__iand__``.
+    unqualified: str
+
+
 # Hashes cached: names key most of the dicts passes build (~40,000 lookups per compile).
 @attrs.frozen(cache_hash=True)
-class BaseOperatorName:
+class BaseOperatorName(_BaseNameViews):
     """The operator name without its overload, e.g. ``add_`` or ``__iand__``."""
 
     base: str
@@ -34,27 +43,14 @@ class BaseOperatorName:
     namespace: str | None = None
 
     def __attrs_post_init__(self) -> None:
-        # Spelled when made, not on first print: a name is nearly always
-        # printed, and filling the slots here spares attrs' __getattr__ path
-        # for cached properties (an AttributeError and a Python call).
+        # Spelled once, when made: the parser shares name objects, and passes
+        # and backends print them ~35,000 times per compile of torch's files.
         unqualified = self._spell_unqualified()
         object.__setattr__(self, "unqualified", unqualified)
         object.__setattr__(self, "_text", self._qualify(unqualified))
 
     def __str__(self) -> str:
         return self._text
-
-    # Spelled once per instance: the parser shares name objects, and passes
-    # and backends print them ~35,000 times per compile of torch's files.
-    # The properties are the fallback for an instance made without __init__.
-    @functools.cached_property
-    def _text(self) -> str:
-        return self._qualify(self._spell_unqualified())
-
-    @functools.cached_property
-    def unqualified(self) -> str:
-        """``str()`` without the namespace: ``add_``, ``__iand__``."""
-        return self._spell_unqualified()
 
     def _qualify(self, unqualified: str) -> str:
         return f"{self.namespace}::{unqualified}" if self.namespace else unqualified
@@ -76,8 +72,15 @@ class BaseOperatorName:
         return BaseOperatorName(self.base, False, self.dunder, False, self.namespace)
 
 
+class _NameViews(Views):
+    """The slot of a name's spelling (Note [IR classes without __getattr__])."""
+
+    __slots__ = ("_text",)
+    _text: str
+
+
 @attrs.frozen(cache_hash=True)
-class OperatorName:
+class OperatorName(_NameViews):
     """A base name plus overload name; ``str()`` is ``name.overload`` or ``name``."""
 
     name: BaseOperatorName
@@ -90,10 +93,6 @@ class OperatorName:
 
     def __str__(self) -> str:
         return self._text
-
-    @functools.cached_property
-    def _text(self) -> str:
-        return f"{self.name}.{self.overload}" if self.overload else str(self.name)
 
     @property
     def unambiguous_name(self) -> str:

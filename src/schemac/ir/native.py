@@ -11,13 +11,13 @@ does that, so a dump of the front end's IR shows the file as written.
 from __future__ import annotations
 
 import enum
-import functools
 
 import attrs
 
 from schemac.diagnostics import NO_FIELD_SPANS, NO_SPAN, FieldSpans, Span, as_field_spans
 from schemac.ir.names import OperatorName
 from schemac.ir.schema import Argument, FunctionSchema
+from schemac.ir.slots import Views
 
 _SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
 
@@ -67,8 +67,15 @@ class Precompute:
     span: Span = _SPAN
 
 
+class _FunctionViews(Views):
+    """The slot of a function's view test (Note [IR classes without __getattr__])."""
+
+    __slots__ = ("_is_view_op",)
+    _is_view_op: bool
+
+
 @attrs.frozen
-class NativeFunction:
+class NativeFunction(_FunctionViews):
     func: FunctionSchema
     namespace: str = "aten"
     #: Span of the whole entry (its ``- func:`` line).
@@ -105,9 +112,17 @@ class NativeFunction:
 
     # Computed once per function: synthesis, view grouping and derivative
     # matching each ask every function.
-    @functools.cached_property
+    @property
     def is_view_op(self) -> bool:
         """Whether it returns an alias of an input (or is an in-place view)."""
+        try:
+            return self._is_view_op
+        except AttributeError:
+            answer = self._returns_alias()
+            object.__setattr__(self, "_is_view_op", answer)
+            return answer
+
+    def _returns_alias(self) -> bool:
         func = self.func
         for ret in func.returns:
             if ret.annotation is not None and not ret.annotation.is_write:

@@ -15,13 +15,13 @@ pointing at the offending part of the schema.
 from __future__ import annotations
 
 import enum
-import functools
 from collections.abc import Hashable, Iterator
 
 import attrs
 
 from schemac.diagnostics import NO_SPAN, Diagnostic, SchemaSemanticError, Span
 from schemac.ir.names import OperatorName
+from schemac.ir.slots import Views
 from schemac.ir.types import TENSOR, BaseTy, BaseType, ListType, OptionalType, Type
 
 _SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
@@ -156,8 +156,29 @@ def _options_split(kw: tuple[Argument, ...]) -> _OptionsSplit:
     return kw[:start], TensorOptionsArguments(*kw[start:end]), kw[end:]
 
 
+class _ArgumentsViews(Views):
+    """The slots of an argument list's views (Note [IR classes without __getattr__])."""
+
+    __slots__ = (
+        "flat_all",
+        "flat_non_out",
+        "post_self_positional",
+        "post_tensor_options_kwarg_only",
+        "pre_tensor_options_kwarg_only",
+        "self_index",
+        "tensor_options",
+    )
+    self_index: int | None
+    post_self_positional: tuple[Argument, ...]
+    pre_tensor_options_kwarg_only: tuple[Argument, ...]
+    tensor_options: TensorOptionsArguments | None
+    post_tensor_options_kwarg_only: tuple[Argument, ...]
+    flat_non_out: tuple[Argument, ...]
+    flat_all: tuple[Argument, ...]
+
+
 @attrs.frozen(cache_hash=True)
-class Arguments:
+class Arguments(_ArgumentsViews):
     """The argument list, split the way every consumer needs it.
 
     ``positional`` are the arguments before ``*``; ``kwarg_only`` those after it
@@ -173,15 +194,13 @@ class Arguments:
     def __attrs_post_init__(self) -> None:
         # Note [Computed-once views filled at construction]
         # ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-        # attrs turns a cached_property of a slotted class into a slot that a
-        # generated __getattr__ fills on first access: an AttributeError and
-        # a Python call each (~0.5 us), ~17,000 times per compile of torch's
-        # files.  Views that nearly every instance is asked for are put in
-        # their slots here instead, where they cost one assignment, and are
-        # then read as plain slots (no Python call, unlike a property: passes
-        # and backends read these views ~40,000 times).  Each cached_property
-        # stays as the fallback for an instance made without __init__ (a copy
-        # or unpickling).
+        # Views that nearly every instance is asked for are put in their
+        # slots here, where they cost one assignment, and are then read as
+        # plain slots (no Python call, unlike a property: passes and backends
+        # read these views ~40,000 times).  The slots are a base class's, not
+        # cached properties' (Note [IR classes without __getattr__] in
+        # schemac.ir.slots); a copy or an unpickled instance is made by
+        # __init__, so it has them too.
         fill = object.__setattr__
         positional = self.positional
         kwarg_only = self.kwarg_only
@@ -197,10 +216,6 @@ class Arguments:
         fill(self, "flat_all", flat_non_out + self.out)
 
     # -- views (see the note above) -----------------------------------------
-    @functools.cached_property
-    def self_index(self) -> int | None:
-        return _self_index(self.positional)
-
     @property
     def self_arg(self) -> Argument | None:
         index = self.self_index
@@ -210,30 +225,6 @@ class Arguments:
     def pre_self_positional(self) -> tuple[Argument, ...]:
         index = self.self_index
         return () if index is None else self.positional[:index]
-
-    @functools.cached_property
-    def post_self_positional(self) -> tuple[Argument, ...]:
-        return _after(self.positional, self.self_index)
-
-    @functools.cached_property
-    def tensor_options(self) -> TensorOptionsArguments | None:
-        return _options_split(self.kwarg_only)[1]
-
-    @functools.cached_property
-    def pre_tensor_options_kwarg_only(self) -> tuple[Argument, ...]:
-        return _options_split(self.kwarg_only)[0]
-
-    @functools.cached_property
-    def post_tensor_options_kwarg_only(self) -> tuple[Argument, ...]:
-        return _options_split(self.kwarg_only)[2]
-
-    @functools.cached_property
-    def flat_non_out(self) -> tuple[Argument, ...]:
-        return self.positional + self.kwarg_only
-
-    @functools.cached_property
-    def flat_all(self) -> tuple[Argument, ...]:
-        return self.positional + self.kwarg_only + self.out
 
     def __iter__(self) -> Iterator[Argument]:
         return iter(self.flat_all)
@@ -257,8 +248,18 @@ class SchemaKind(enum.Enum):
 SCRATCH_PREFIX = "_scratch_"
 
 
+class _SchemaViews(Views):
+    """The slots of a schema's computed values (Note [IR classes without __getattr__])."""
+
+    __slots__ = ("_family_key", "_kind", "_text", "is_out_fn")
+    _kind: SchemaKind
+    is_out_fn: bool
+    _text: str
+    _family_key: Hashable
+
+
 @attrs.frozen(cache_hash=True)
-class FunctionSchema:
+class FunctionSchema(_SchemaViews):
     name: OperatorName
     arguments: Arguments
     returns: tuple[Return, ...]
@@ -277,21 +278,20 @@ class FunctionSchema:
         object.__setattr__(self, "is_out_fn", bool(self.arguments.out))
 
     def __str__(self) -> str:
-        return self._text
-
-    # Printed once per instance: backends print the same schema for several
-    # files (comments, schema strings, registrations), ~2,300 times for the
-    # python bindings alone.  The parser usually knows the text already; see
-    # remember_text.
-    @functools.cached_property
-    def _text(self) -> str:
-        return schema_text(self)
+        # Printed once per instance: backends print the same schema for
+        # several files (comments, schema strings, registrations), ~2,300
+        # times for the python bindings alone.  The parser usually knows the
+        # text already; see remember_text.
+        try:
+            return self._text
+        except AttributeError:
+            text = schema_text(self)
+            object.__setattr__(self, "_text", text)
+            return text
 
     # -- classification ------------------------------------------------------
-    # Filled at construction (see __attrs_post_init__): asked ~15,000 times.
-    @functools.cached_property
-    def is_out_fn(self) -> bool:
-        return bool(self.arguments.out)
+    # is_out_fn and _kind are filled at construction (see
+    # __attrs_post_init__): asked ~15,000 and ~4 times a schema.
 
     @property
     def is_mutable(self) -> bool:
@@ -304,20 +304,18 @@ class FunctionSchema:
     def kind(self) -> SchemaKind:
         return self._kind
 
-    # Computed once per instance: passes ask each schema for its kind ~4 times.
-    # Filled at construction (see __attrs_post_init__); this is the fallback
-    # for an instance made without __init__ (a copy or unpickling).
-    @functools.cached_property
-    def _kind(self) -> SchemaKind:
-        return _schema_kind(self)
-
-    @functools.cached_property
+    @property
     def family_key(self) -> Hashable:
         """:func:`family_key`, computed once.
 
         Synthesis and grouping both bucket every function by it.
         """
-        return family_key(self)
+        try:
+            return self._family_key
+        except AttributeError:
+            key = family_key(self)
+            object.__setattr__(self, "_family_key", key)
+            return key
 
     def schema_order_arguments(self) -> tuple[Argument, ...]:
         return self.arguments.flat_all
