@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -282,6 +283,8 @@ class _Emission:
         # parent's (Note [Digests shared with the child]).
         self.fingerprints = Fingerprints() if fingerprints is None else fingerprints
         self._memo = RunMemo()  # one module, one run: see RunMemo
+        #: The render functions of deferred files already checked (check_render).
+        self._checked: set[Callable[[Any, Any], str]] = set()
 
     def keep_units(
         self, units: Sequence[Unit], reused: Mapping[str, Sequence[str]]
@@ -344,7 +347,10 @@ class _Emission:
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred, rank: int = 0) -> None:
         """``rank``: the position of the emit call that made ``file`` (:meth:`OutputSet.add`)."""
         if isinstance(file, Deferred):
-            check_render(file)
+            if file.render not in self._checked:
+                # Once per render function, not per file (~7,600 of torch's headers).
+                check_render(file)
+                self._checked.add(file.render)
             reuse = self.reuse
             unit = fragment_unit(target, backend)
             if reuse is not None and reuse.keep(
