@@ -245,6 +245,13 @@ class Recording:
         self._writer = writer
         return writer
 
+    def before_fork(self) -> None:
+        """:class:`~schemac.backends.reuse.FileReuse`: the store read and indexed
+        once, in the parent, for both processes of a split."""
+        stored = self._store()
+        if stored is not None:
+            stored.read()
+
     def child_handover(self) -> ChildRecord:
         recorder = self.recorder
         files, directories = tuple(sorted(recorder.files)), tuple(sorted(recorder.directories))

@@ -218,3 +218,42 @@ def test_a_compaction_keeps_every_fragment_either_process_used(
     assert launcher.main(_argv(split_toy, out)) == 0
     found = [hit for unit, hit in lookups if unit == "declarations/declarations"]
     assert len(found) > 10 and found.count(False) <= 2
+
+
+def _file_keys(out: Path) -> dict[str, str]:
+    """path -> the file key the state records, of every deferred file."""
+    keys = {}
+    for line in (out / state.STATE_NAME).read_text().splitlines():
+        record, _, path = line.partition("\t")
+        fields = record.split(" ")
+        if fields[0] == "out" and len(fields) == 8 and fields[7] != "-":
+            keys[path] = fields[7]
+    return keys
+
+
+def test_the_child_keys_with_the_parents_digests_as_one_process_would(
+    split_toy: Path, tmp_path: Path
+) -> None:
+    """Note [Digests shared with the child]: the child keys its files with its
+    copy of the parent's remembered digests (the functions and resolutions,
+    encoded before the fork).  Its keys must be the ones a run in one process
+    computes: a digest remembered for the wrong value would keep a stale
+    header after an edit.  The per-operator headers are the child's
+    (``split_toy``); the same cold compile and edit run in one process and in
+    two, over the same OUT (the run key names it), record the same keys."""
+    out = tmp_path / "out"
+    yaml = split_toy / "native_functions.yaml"
+    original = yaml.read_text()
+    # What is read once per process (the grammar) is read here, before both:
+    # the keys' contexts hold the files each run read.
+    assert launcher.main([*_argv(split_toy, tmp_path / "warm")[:-1], "1"]) == 0
+    recorded = []
+    for jobs in ("2", "1"):
+        shutil.rmtree(out, ignore_errors=True)
+        yaml.write_text(original)
+        assert launcher.main([*_argv(split_toy, out)[:-1], jobs]) == 0
+        yaml.write_text(original.replace("float high=1.0", "float high=2.0", 1))
+        assert launcher.main([*_argv(split_toy, out)[:-1], jobs]) == 0
+        recorded.append((_file_keys(out), _files(out)))
+    assert len(recorded[0][0]) > 50
+    assert recorded[0] == recorded[1]

@@ -13,6 +13,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -124,8 +125,32 @@ def _emit_split(
     stage_for: str | InlineStager | None,
     staged_apart: list[Staged] | None,
 ) -> None:
-    """Note [Split emission]: the child forked, the units shared, then both met."""
+    """Note [Split emission]: the child forked, the units shared, then both met.
+
+    Note [Digests shared with the child]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    Both processes key what they emit by the same functions and resolutions
+    (Note [File reuse]) and look fragments up in the same store.  Each used
+    to do both on its own: the child's :class:`Fingerprints` started empty,
+    and its copy of the record read and indexed the store again.  So before
+    the fork the parent reads the store (``FileReuse.before_fork``) and
+    encodes every function and resolution, and the child keys with its copy
+    of the parent's :class:`Fingerprints`.  The memo is by ``id``, which
+    holds across a fork for the objects the parent pinned (the child's
+    address space is a copy: the same id is the same object, and a pinned
+    one is never freed, so never reused); a value the child makes itself
+    (the late passes' tables, say) is encoded there as before.  The work is
+    done once instead of twice (~0.1 s of CPU on torch's files); the serial
+    part grows by what each share loses, so on two idle cores the wall time
+    stays about the same, and on a busy machine it falls with the CPU.
+    """
     mine, theirs, close_queue = dealt(plan)
+    if here.reuse is not None:
+        # Note [Digests shared with the child]: every share keys what it emits
+        # by the functions and their resolutions, and looks its fragments up.
+        here.reuse.before_fork()
+        here.fingerprints.remember_all(module.functions)
+        here.fingerprints.remember_all(r for _, r in module.resolutions.items_)
     child = ForkedCall(
         lambda: _child_share(module, plan, theirs, late, here, stage_for),
         "the second share of the backends",
@@ -181,7 +206,15 @@ def _child_share(
     stager = InlineStager(stage_for) if isinstance(stage_for, str) else stage_for
     reuse = parent.reuse  # the child's copy: child_handover gives back what it learns
     on_file = None if stager is None else (lambda f: stager.add_text(f.path, f.text))
-    there = _Emission(OutputSet(), on_file, reuse, parent.profile, parent.werror, keep_all=True)
+    there = _Emission(
+        OutputSet(),
+        on_file,
+        reuse,
+        parent.profile,
+        parent.werror,
+        keep_all=True,
+        fingerprints=parent.fingerprints,
+    )
     try:
         if plan.late and late is not None:
             try:
@@ -227,6 +260,7 @@ class _Emission:
         werror: bool,
         *,
         keep_all: bool = False,
+        fingerprints: Fingerprints | None = None,
     ) -> None:
         self.output = output
         self.on_file = on_file
@@ -245,9 +279,12 @@ class _Emission:
         # One per run, shared by deferred files and every target's fragments:
         # one module, so each function is digested once (a few thousand
         # remembered digests; the headers, registrations and declarations
-        # all read the same functions).
-        self.fingerprints = Fingerprints()
+        # all read the same functions).  A forked child's are its copy of the
+        # parent's (Note [Digests shared with the child]).
+        self.fingerprints = Fingerprints() if fingerprints is None else fingerprints
         self._memo = RunMemo()  # one module, one run: see RunMemo
+        #: The render functions of deferred files already checked (check_render).
+        self._checked: set[Callable[[Any, Any], str]] = set()
 
     def keep_units(
         self, units: Sequence[Unit], reused: Mapping[str, Sequence[str]]
@@ -310,7 +347,10 @@ class _Emission:
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred, rank: int = 0) -> None:
         """``rank``: the position of the emit call that made ``file`` (:meth:`OutputSet.add`)."""
         if isinstance(file, Deferred):
-            check_render(file)
+            if file.render not in self._checked:
+                # Once per render function, not per file (~7,600 of torch's headers).
+                check_render(file)
+                self._checked.add(file.render)
             reuse = self.reuse
             unit = fragment_unit(target, backend)
             if reuse is not None and reuse.keep(

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import enum
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -164,6 +164,12 @@ class FileReuse(FragmentStore, Protocol):
         (Note [Unit reuse] in :mod:`schemac.rebuild.reuse`)."""
         ...
 
+    def before_fork(self) -> None:
+        """Read now what each process of a split would read on its own (the
+        fragment store and its index), so that a child forked next inherits
+        it (Note [Digests shared with the child] in :mod:`schemac.backends.driver`)."""
+        ...
+
     def child_handover(self) -> object | None:
         """In a forked child (Note [Split emission]): what this process's record
         learnt that the parent's must know (the fragments it used, the files it
@@ -212,6 +218,16 @@ class Fingerprints:
             OperatorName: _text,
             Span: _skip,
         }
+
+    def remember_all(self, values: Iterable[object]) -> None:
+        """Encode each of ``values`` (of :data:`_REMEMBERED` classes or with
+        ``reuse_fields``) now, so that a process forked after this call finds
+        them remembered (Note [Digests shared with the child] in
+        :mod:`schemac.backends.driver`)."""
+        parts: list[str] = []
+        for value in values:
+            self.add(value, parts)
+            parts.clear()
 
     def of(self, value: object) -> str:
         """The digest of ``value`` as ``==`` sees it (Note [File reuse])."""

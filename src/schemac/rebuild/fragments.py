@@ -219,6 +219,10 @@ class StoredFragments:
             size = int(bytes(record[:line_end]).split(b" ", 1)[0])
             yield bytes(record[line_end + 1 : line_end + 1 + size]).decode(), record
 
+    def read(self) -> None:
+        """Read and index the files now (else on first use)."""
+        self._records()
+
     def _records(self) -> dict[tuple[str, str], _Table]:
         if self._tables is None:
             self._tables = self._read()
