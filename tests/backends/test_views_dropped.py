@@ -96,3 +96,30 @@ def test_released_fingerprints_let_go_of_what_they_pinned(collector_off: None) -
     fingerprints.release()
     del fingerprints
     assert pinned() is None
+
+
+def test_the_plan_index_is_built_only_for_a_backend_that_reads_it(
+    module: Module, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process of a split -t headers that emits only the per-operator headers
+    # and Operators.cpp never reads the plan index: it is not built there.
+    from schemac.backends.aten.headers.backend import AGGREGATE_BACKEND, BACKEND
+    from schemac.backends.aten.registrations.operators import BACKEND as OPERATORS
+    from schemac.backends.aten.registrations.plan import PlanIndex
+    from schemac.backends.registry import EmitOptions, RunMemo
+    from schemac.backends.reuse import rendered
+
+    built: list[Module] = []
+    make = PlanIndex.of
+
+    def of(module: Module) -> PlanIndex:
+        built.append(module)
+        return make(module)
+
+    monkeypatch.setattr(PlanIndex, "of", of)
+    options = EmitOptions(target="headers", memo=RunMemo())
+    for backend in (BACKEND, OPERATORS):
+        assert [rendered(f) for f in backend.emit(module, options)]
+    assert built == []
+    assert [rendered(f) for f in AGGREGATE_BACKEND.emit(module, options)]
+    assert built == [module]
