@@ -285,6 +285,7 @@ class _Emission:
         self._memo = RunMemo()  # one module, one run: see RunMemo
         #: The render functions of deferred files already checked (check_render).
         self._checked: set[Callable[[Any, Any], str]] = set()
+        self._units: dict[tuple[str, str], str] = {}
 
     def keep_units(
         self, units: Sequence[Unit], reused: Mapping[str, Sequence[str]]
@@ -322,7 +323,28 @@ class _Emission:
                 spent[unit.target] = spent.get(unit.target, 0.0) + time.perf_counter() - start
         finally:
             self.timings.extend((target + suffix, seconds) for target, seconds in spent.items())
+            self._drop_views()
         return None
+
+    def _drop_views(self) -> None:
+        """Let go of the run's views and keys once this process's last unit is emitted.
+
+        Note [Views dropped with the run]
+        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+        The memo (the ATen catalog, the view table, the plan index) and the
+        fingerprints' remembered encodings are ~10 MiB of torch's ``-t
+        headers``, and nothing reads them after the last emit call of this
+        process.  The parent then waits for the child's files and commits, the
+        child pickles its share: both allocate several MiB more, at this
+        process's peak.  Dropped here, they are freed by reference counting
+        (a compile runs with the cyclic collector off, so the views must hold
+        no reference cycle: see ``Catalog.by_name``) and those later
+        allocations reuse their memory instead of growing the heap.  Called
+        once per process: :meth:`emit_all` is the emission's only pass.
+        """
+        self._memo = RunMemo()
+        self.fingerprints.release()
+        self.fingerprints = Fingerprints()
 
     def _emit(self, module: Module, unit: Unit) -> None:
         log: list[Diagnostic] = []
@@ -352,7 +374,11 @@ class _Emission:
                 check_render(file)
                 self._checked.add(file.render)
             reuse = self.reuse
-            unit = fragment_unit(target, backend)
+            unit = self._units.get((target, backend))
+            if unit is None:
+                # One string per unit, not per file: the reuse record keeps
+                # it beside every deferred file's key (7,600 in -t headers).
+                unit = self._units[target, backend] = fragment_unit(target, backend)
             if reuse is not None and reuse.keep(
                 unit, file.path, self.fingerprints.local_key(backend, file)
             ):

@@ -229,6 +229,18 @@ class Fingerprints:
             self.add(value, parts)
             parts.clear()
 
+    def release(self) -> None:
+        """Forget every remembered encoding; use a fresh instance after this.
+
+        The encoders refer back to this object and to their own table (bound
+        methods, closures over it): a reference cycle, which would keep every
+        pinned value (a run's catalog entries and views) alive until a cyclic
+        collection, and a compile runs none (Note [Views dropped with the run]
+        in :mod:`schemac.backends.driver`)."""
+        self._encoders.clear()
+        self._memo.clear()
+        self._pinned.clear()
+
     def of(self, value: object) -> str:
         """The digest of ``value`` as ``==`` sees it (Note [File reuse])."""
         parts: list[str] = []

@@ -10,6 +10,8 @@ from the first ATen ``emit`` of a run to the others; nothing outlives the run.
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, build_catalog
@@ -27,7 +29,6 @@ _MEMO_NAME = "aten-run-state"
 class AtenRunState:
     module: Module
     views: ViewTable
-    plan: PlanIndex
     #: Each package's templates, compiled once per run rather than once per target.
     _templates: dict[str, Templates] = attrs.field(factory=dict, alias="_templates")
     #: The headers' catalog, built by the first headers backend of the run and
@@ -38,7 +39,15 @@ class AtenRunState:
 
     @classmethod
     def of(cls, module: Module) -> AtenRunState:
-        return cls(module, ViewTable(), PlanIndex.of(module))
+        return cls(module, ViewTable())
+
+    @functools.cached_property
+    def plan(self) -> PlanIndex:
+        """The module's plan index, built by the first backend that reads it: the
+        per-operator headers and ``Operators.cpp`` never do, and a process of a
+        split ``-t headers`` that emits only those was building it for nothing
+        (~1.5 MiB of its peak memory)."""
+        return PlanIndex.of(self.module)
 
     def templates(self, package: str) -> Templates:
         if package not in self._templates:

@@ -182,6 +182,17 @@ class Catalog:
     #: The target release's policy (export macros, TensorBody members).
     profile: ReleaseProfile = attrs.field(factory=reference_profile, eq=False, repr=False)
 
+    @functools.cached_property
+    def by_name(self) -> dict[OperatorName, Entry]:
+        """Every entry by its operator's name.
+
+        Kept here, not as a derived value of the view table: each entry holds
+        the table, so a table holding the entries was a reference cycle that
+        kept the catalog and every view alive until a cyclic collection (there
+        is none in a compile: Note [Views dropped with the run] in
+        :mod:`schemac.backends.driver`)."""
+        return {e.name: e for e in self.entries}
+
 
 def build_catalog(
     module: Module, views: ViewTable | None = None, profile: ReleaseProfile | None = None

@@ -41,9 +41,7 @@ def declared_by_root(
 
     ``index``: the module's plan index, if the caller plans several keys.
     """
-    by_name = catalog.views.derived(
-        "entries by name", (catalog,), lambda: {e.name: e for e in catalog.entries}
-    )
+    by_name = catalog.by_name
     declared: dict[str, list[Entry]] = {}
     for item in plan_key(module, key_traits(key), index):
         declared.setdefault(item.root_name, []).extend(by_name[w.name] for w in item.wrappers)
