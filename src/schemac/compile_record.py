@@ -245,12 +245,14 @@ class Recording:
         self._writer = writer
         return writer
 
-    def before_fork(self) -> None:
+    def before_fork(self) -> bool:
         """:class:`~schemac.backends.reuse.FileReuse`: the store read and indexed
         once, in the parent, for both processes of a split."""
         stored = self._store()
-        if stored is not None:
-            stored.read()
+        if stored is None:
+            return False
+        stored.read()
+        return True
 
     def child_handover(self) -> ChildRecord:
         recorder = self.recorder

@@ -164,10 +164,11 @@ class FileReuse(FragmentStore, Protocol):
         (Note [Unit reuse] in :mod:`schemac.rebuild.reuse`)."""
         ...
 
-    def before_fork(self) -> None:
+    def before_fork(self) -> bool:
         """Read now what each process of a split would read on its own (the
         fragment store and its index), so that a child forked next inherits
-        it (Note [Digests shared with the child] in :mod:`schemac.backends.driver`)."""
+        it (Note [Digests shared with the child] in :mod:`schemac.backends.driver`).
+        Whether there was a store: without one (a first compile) nothing is reused."""
         ...
 
     def child_handover(self) -> object | None:
