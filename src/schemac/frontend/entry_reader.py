@@ -16,8 +16,6 @@ from collections.abc import Collection, Iterator
 
 from schemac.diagnostics import DiagnosticSink, FieldSpans, Span, did_you_mean
 from schemac.frontend.yaml_nodes import (
-    PLAIN_TAG,
-    WORDS_WITH_TYPES,
     MappingNode,
     Node,
     ScalarNode,
@@ -25,6 +23,7 @@ from schemac.frontend.yaml_nodes import (
     YamlDocument,
     describe,
     scalar_value,
+    span_fields,
     span_of,
     string_value,
 )
@@ -49,15 +48,7 @@ class EntryReader:
         self._values = values
         self._keys = keys
         for key_node, value_node in node.value:
-            # string_value's first case, inlined: a plain key starting with a letter.
-            key = key_node.value
-            if (
-                type(key_node) is not ScalarNode
-                or key_node.tag != PLAIN_TAG
-                or not key[:1].isalpha()
-                or key in WORDS_WITH_TYPES
-            ):
-                key = string_value(key_node)
+            key = string_value(key_node)
             if key is None or key in keys or (known_keys is not None and key not in known_keys):
                 self._reject_key(key_node, key, known_keys)
                 continue
@@ -105,20 +96,14 @@ class EntryReader:
     def field_spans(self) -> FieldSpans:
         """Each value's :func:`span_of`, packed as :class:`FieldSpans` keeps them.
 
-        Made for every entry (~12,000 fields per load), so the one-line case of
-        :func:`span_of` is written out here and no :class:`Span` is made for it.
+        Made for every entry (~12,000 fields per load), so no :class:`Span` is
+        made for them: :func:`span_fields` gives the fields ``span_of`` would.
         """
         file = self.file
         flat: list[object] = []
         for key, node in self._values.items():
-            start, end = node.start_mark, node.end_mark
-            line = start.line
-            if line == end.line:
-                line += 1
-                flat += (key, file, line, start.column + 1, line, end.column + 1)
-            else:
-                flat.append(key)
-                flat += span_of(file, node)
+            flat.append(key)
+            flat += span_fields(file, node)
         return FieldSpans.packed(tuple(flat))
 
     # -- raw access ----------------------------------------------------------

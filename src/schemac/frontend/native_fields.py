@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from schemac.diagnostics import SchemacError, Span, did_you_mean, span_from_fields
+from schemac.diagnostics import SchemacError, Span, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, maps_exactly, text_start
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.yaml_nodes import (
@@ -108,26 +108,9 @@ def read_dispatch(reader: EntryReader) -> tuple[DispatchEntry, ...] | None:
             reader.sink.error(reader.span(value_node), "empty kernel name")
             continue
         if keys:
-            # span_of for both nodes; a row on one line (nearly all) spelled out,
-            # its key and kernel sharing one line number object.
-            start, end = key_node.start_mark, value_node.end_mark
-            line = start.line
-            if line == end.line:
-                line += 1
-                key_end = key_node.end_mark.column + 1
-                kernel_start = value_node.start_mark.column + 1
-                entries.append(
-                    DispatchEntry(
-                        keys,
-                        kernel,
-                        span_from_fields((file, line, start.column + 1, line, key_end)),
-                        span_from_fields((file, line, kernel_start, line, end.column + 1)),
-                    )
-                )
-            else:
-                entries.append(
-                    DispatchEntry(keys, kernel, span_of(file, key_node), span_of(file, value_node))
-                )
+            entries.append(
+                DispatchEntry(keys, kernel, span_of(file, key_node), span_of(file, value_node))
+            )
     return tuple(entries)
 
 

@@ -114,8 +114,6 @@ except ImportError:  # PyYAML built without libyaml
 _STANDARD_RESOLVER = Resolver()
 
 __all__ = [
-    "PLAIN_TAG",
-    "WORDS_WITH_TYPES",
     "MappingNode",
     "Node",
     "ScalarNode",
@@ -124,6 +122,7 @@ __all__ = [
     "describe",
     "read_yaml",
     "scalar_value",
+    "span_fields",
     "span_of",
     "string_value",
 ]
@@ -144,6 +143,12 @@ class YamlDocument:
 
 def span_of(file: str, node: Node) -> Span:
     """The 1-based span of ``node``; a value ending at a line break ends on its line."""
+    return span_from_fields(span_fields(file, node))
+
+
+def span_fields(file: str, node: Node) -> tuple[str, int, int, int, int]:
+    """:func:`span_of`'s fields, without the :class:`Span` (packed as they are by
+    :class:`~schemac.diagnostics.FieldSpans`, ~12,000 fields a load)."""
     start, end = node.start_mark, node.end_mark
     start_line = start.line
     end_line = end.line
@@ -151,13 +156,13 @@ def span_of(file: str, node: Node) -> Span:
     if end_line == start_line:
         # Most values: both line fields share one int object (a load keeps
         # ~25,000 of these spans, and every line number above 256 is an object).
-        return span_from_fields((file, line, start.column + 1, line, end.column + 1))
+        return (file, line, start.column + 1, line, end.column + 1)
     end_column = end.column
     if end_column == 0:
         # Block scalars and collections end at the start of the next line;
         # point at the end of the previous one instead.
-        return span_from_fields((file, line, start.column + 1, end_line, start.column + 2))
-    return span_from_fields((file, line, start.column + 1, end_line + 1, end_column + 1))
+        return (file, line, start.column + 1, end_line, start.column + 2)
+    return (file, line, start.column + 1, end_line + 1, end_column + 1)
 
 
 def read_yaml(
@@ -235,7 +240,7 @@ def string_value(node: Node) -> str | None:
     if tag == PLAIN_TAG:  # nearly every node: names, schemas, keys
         value: str = node.value  # a composed scalar's value is always a str
         # _resolved_tag's first test, inlined: this runs for every key of every entry.
-        if (value[:1].isalpha() and value not in WORDS_WITH_TYPES) or _resolved_tag(value) == _STR:
+        if (value[:1].isalpha() and value not in _WORDS_WITH_TYPES) or _resolved_tag(value) == _STR:
             return value
         return None
     if tag == _STR:
@@ -246,7 +251,7 @@ def string_value(node: Node) -> str | None:
 #: The only plain scalars starting with a letter that YAML 1.1 does not read as
 #: strings: PyYAML's bool and null spellings (its other implicit types start
 #: with a digit, a sign, ".", "~", "<" or "=").
-WORDS_WITH_TYPES = frozenset(
+_WORDS_WITH_TYPES = frozenset(
     spelling
     for word in ("yes", "no", "true", "false", "on", "off", "null")
     for spelling in (word, word.capitalize(), word.upper())
@@ -254,7 +259,7 @@ WORDS_WITH_TYPES = frozenset(
 
 
 def _resolved_tag(value: str) -> str:
-    if value[:1].isalpha() and value not in WORDS_WITH_TYPES:
+    if value[:1].isalpha() and value not in _WORDS_WITH_TYPES:
         return _STR  # names, schemas, kernel names: nearly every scalar
     if value and value[0] not in _STANDARD_RESOLVER.yaml_implicit_resolvers:
         return _STR  # no implicit type starts with this character
