@@ -3,6 +3,7 @@ input, kept beside the state, and never trusted when damaged or from another con
 
 from __future__ import annotations
 
+import mmap
 import os
 import shutil
 import time
@@ -174,6 +175,30 @@ def test_garbage_past_its_share_is_compacted_away(
     assert compacted.get("t", "ctx-of-t", "k3") == "third"
     assert compacted.get("t", "ctx-of-t", "k1") is None
     assert compacted.total < stored.total + len("third") + 10
+
+
+def test_a_mapped_base_keeps_its_records_when_a_compaction_replaces_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [The base is mapped, not read]: the base is mapped, not copied, and a
+    fresh base is renamed over it, so what a compile mapped stays readable (a
+    base rewritten in place would change, or fault, the mapped pages)."""
+    monkeypatch.setattr(fragments, "COMPACT_FROM_BYTES", 0)
+    out = tmp_path / "out"
+    out.mkdir()
+    stored = StoredFragments(str(out), _fresh_store(out))
+    assert stored.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+    assert isinstance(stored._base, mmap.mmap)
+    inode = (out / FRAGMENTS_NAME).stat().st_ino
+    writer = FragmentWriter(str(out), stored)
+    writer.add("t", "k3", "third")
+    segments = writer.commit(str(out), _context)
+    assert segments is not None and len(segments) == 1  # compacted: a fresh base
+    assert (out / FRAGMENTS_NAME).stat().st_ino != inode
+    # The old mapping still answers with the old file's bytes.
+    assert stored.get("t", "ctx-of-t", "k1") == "first\n"
+    assert stored.get("t", "ctx-of-t", "k2") == "sécond \udcff"
+    assert StoredFragments(str(out), segments).get("t", "ctx-of-t", "k3") == "third"
 
 
 def _argv(toy: Path, out: Path) -> list[str]:

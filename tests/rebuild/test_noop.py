@@ -215,6 +215,32 @@ def test_a_changed_input_or_option_is_a_full_run(
     assert not _is_noop(argv)
 
 
+def test_an_edited_input_ends_the_check_before_the_state_is_hashed(
+    toy: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Note [An edited input ends the check early]: the ``in`` lines are read first,
+    from the unchecked bytes; the whole state is still checked for "up to date"."""
+    out = tmp_path / "out"
+    argv = _argv(toy, out)
+    assert launcher.main(argv) == 0
+    hashed: list[int] = []
+    split = state._split
+    monkeypatch.setattr(state, "_split", lambda data: hashed.append(len(data)) or split(data))
+    assert _is_noop(argv)
+    assert len(hashed) == 1
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# a comment changes the bytes\n")
+    assert not _is_noop(argv)
+    assert len(hashed) == 1  # not hashed: the edited YAML's line said enough
+    # A state whose input line lies about an unchanged input is not trusted either.
+    assert launcher.main(argv) == 0
+    text = (out / STATE).read_text()
+    line = next(ln for ln in text.splitlines() if ln.startswith("in "))
+    digest = line.split(" ")[1].split("\t")[0]
+    (out / STATE).write_text(text.replace(digest, "0" * len(digest), 1))
+    assert not _is_noop(argv)
+
+
 @pytest.mark.parametrize(
     "how", [["-j", "1"], ["-j2"], ["--jobs", "2"], ["--jobs=1"], ["--time-passes"]]
 )

@@ -294,8 +294,15 @@ def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
     ``key`` is called only when there is a well-formed state to compare with
     (computing it hashes schemac's code).
     """
-    body = read_body(out_dir, key)
-    return None if body is None else _check_body(out_dir, body)
+    raw = _read_raw(out_dir)
+    if raw is None:
+        return None
+    # An edit changed an input: said by the first lines, before the whole state is hashed.
+    checked = _inputs_unchanged(raw[0])
+    if checked is None:
+        return None
+    found = _verified(*raw, key)
+    return None if found is None else _check_body(out_dir, found[0], checked)
 
 
 def read_body(out_dir: str, key: Callable[[], str]) -> str | None:
@@ -307,12 +314,64 @@ def read_body(out_dir: str, key: Callable[[], str]) -> str | None:
 def read_state(out_dir: str, key: Callable[[], str]) -> tuple[str, int] | None:
     """:func:`read_body`, and the file system's time the state was written,
     less a clock tick: any file whose times are older was settled then."""
+    raw = _read_raw(out_dir)
+    return None if raw is None else _verified(*raw, key)
+
+
+def _read_raw(out_dir: str) -> tuple[bytes, int] | None:
+    """The state's bytes and its mtime, unchecked."""
     try:
         with open(os.path.join(out_dir, STATE_NAME), "rb") as stream:
-            data = stream.read()
-            written = os.fstat(stream.fileno()).st_mtime_ns
+            return stream.read(), os.fstat(stream.fileno()).st_mtime_ns
     except OSError:
         return None
+
+
+def _inputs_unchanged(data: bytes) -> dict[str, str] | None:
+    """path -> digest of the inputs the ``in`` lines at the head of an unchecked
+    state name, each found with its recorded digest; None if one differs now.
+
+    Note [An edited input ends the check early]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    After an edit, the no-op check used to hash the whole state (~1.5 MB for
+    torch's -t all), decode and split it, then stop at its third line, the
+    edited YAML's; and the compile that follows reads and hashes it again.
+    The ``in`` lines come first, so they are read from the raw bytes before
+    anything else: a digest that differs says "not up to date" whatever the
+    rest holds (a damaged state would say so too: only "up to date" needs a
+    state checked whole, and it still is).  Those found equal are not hashed
+    a second time by :func:`_check_body`.  Anything unexpected ends the early
+    look with nothing learnt.
+    """
+    checked: dict[str, str] = {}
+    # The three header lines and "files N", then the records.
+    start = 0
+    for _ in range(4):
+        start = data.find(b"\n", start) + 1
+        if start == 0:
+            return checked
+    while data.startswith(b"in ", start):
+        end = data.find(b"\n", start)
+        if end < 0:
+            return checked
+        record, tab, path_bytes = data[start:end].partition(b"\t")
+        try:
+            path = path_bytes.decode("utf-8")
+        except UnicodeDecodeError:
+            return checked
+        fields = record.split(b" ")
+        if not tab or len(fields) != 2:
+            return checked
+        digest = fields[1].decode("ascii", "replace")
+        if file_digest(path) != digest:
+            return None
+        checked[path] = digest
+        start = end + 1
+    return checked
+
+
+def _verified(data: bytes, written: int, key: Callable[[], str]) -> tuple[str, int] | None:
+    """:func:`read_state`'s answer for the state's ``data`` and mtime ``written``."""
     head, body = _split(data)
     if head is None:
         return None
@@ -358,7 +417,8 @@ def output_intact(root: str, record: str, path: str) -> bool:
     return digest == "-" or file_digest(f"{root}/{path}") == digest
 
 
-def _check_body(root: str, text: str) -> int | None:
+def _check_body(root: str, text: str, checked: Mapping[str, str] | None = None) -> int | None:
+    """``checked``: inputs already found as their ``in`` lines say (:func:`_inputs_unchanged`)."""
     lines = text.split("\n")
     for line in lines[1:-1]:
         record, _, path = line.partition("\t")
@@ -368,6 +428,8 @@ def _check_body(root: str, text: str) -> int | None:
             continue
         fields = record.split(" ")
         kind = fields[0]
+        if kind == "in" and checked and len(fields) == 2 and checked.get(path) == fields[1]:
+            continue
         if kind in ("in", "aux"):
             if len(fields) != 2 or file_digest(path) != fields[1]:
                 return None
