@@ -172,11 +172,30 @@ class BackendEntry:
     #: pieces it did not change.  Only for a backend all of whose fragments'
     #: renders read nothing of such a file but through their inputs.
     covers: tuple[str, ...] = ()
+    #: ``package.module:function`` of the backend's *slice* (Note [Unit slices]
+    #: in :mod:`schemac.backends.reuse`): ``slice(module, options)``, every value
+    #: of the module the emit call's files are made from.  Its fingerprint stands
+    #: in for ``native_functions.yaml`` in the unit's key, so an emit call whose
+    #: slice did not change is skipped.  Empty: none (the call runs after every
+    #: edit of what it reads).
+    slice: str = ""
 
     def load(self) -> Backend:
         module_name, _, attribute = self.location.partition(":")
         backend: Backend = getattr(importlib.import_module(module_name), attribute)
         return backend
+
+    def load_slice(self) -> SliceFunction | None:
+        """The function :attr:`slice` names, if any."""
+        if not self.slice:
+            return None
+        module_name, _, attribute = self.slice.partition(":")
+        function: SliceFunction = getattr(importlib.import_module(module_name), attribute)
+        return function
+
+
+#: ``slice(module, options) -> values``: see :attr:`BackendEntry.slice`.
+SliceFunction = Callable[[Module, EmitOptions], object]
 
 
 #: The module's input files, by their ``SourceFiles`` field names.
@@ -258,6 +277,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ),
         _FAMILIES,
         _YAML,
+        slice="schemac.backends.aten.registrations.targets:registration_slice",
     ),
     BackendEntry(
         "aten-view-copy-kernels",
