@@ -348,9 +348,21 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _YAML,
     ),
     BackendEntry(
-        "vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS, _YAML
+        "vmap-plumbing",
+        "schemac.backends.vmap.backend:BACKEND",
+        ("vmap",),
+        _FUNCTIONS,
+        _YAML,
+        slice="schemac.backends.vmap.backend:vmap_slice",
     ),
-    BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
+    BackendEntry(
+        "aoti",
+        "schemac.backends.aoti.backend:BACKEND",
+        ("aoti",),
+        _FUNCTIONS,
+        _YAML,
+        slice="schemac.backends.aoti.backend:aoti_slice",
+    ),
     BackendEntry(
         "extension",
         "schemac.backends.extension.backend:BACKEND",
