@@ -285,6 +285,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("composite",),
         (*_FAMILIES, "view-groups"),
         _YAML,
+        slice="schemac.backends.aten.registrations.view_copy:view_copy_slice",
     ),
     BackendEntry(
         "python-bindings",
@@ -346,6 +347,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("functionalization",),
         (*_FAMILIES, "view-groups"),
         _YAML,
+        slice="schemac.backends.functionalization.backend:functionalization_slice",
     ),
     BackendEntry(
         "vmap-plumbing",
