@@ -285,7 +285,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("composite",),
         (*_FAMILIES, "view-groups"),
         _YAML,
-        slice="schemac.backends.aten.registrations.view_copy:view_copy_slice",
+        slice="schemac.backends.slices:view_copy_slice",
     ),
     BackendEntry(
         "python-bindings",
@@ -347,7 +347,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("functionalization",),
         (*_FAMILIES, "view-groups"),
         _YAML,
-        slice="schemac.backends.functionalization.backend:functionalization_slice",
+        slice="schemac.backends.slices:functionalization_slice",
     ),
     BackendEntry(
         "vmap-plumbing",
@@ -355,7 +355,6 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("vmap",),
         _FUNCTIONS,
         _YAML,
-        slice="schemac.backends.vmap.backend:vmap_slice",
     ),
     BackendEntry(
         "aoti",
@@ -363,7 +362,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("aoti",),
         _FUNCTIONS,
         _YAML,
-        slice="schemac.backends.aoti.backend:aoti_slice",
+        slice="schemac.backends.aoti.slice:aoti_slice",
     ),
     BackendEntry(
         "extension",

@@ -25,7 +25,6 @@ from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.output.files import Provenance
 from schemac.backends.registry import EmitOptions
 from schemac.backends.release_policy import ReleasePolicy
-from schemac.backends.slices import grouped_members
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.module import Module
 
@@ -112,26 +111,6 @@ def _files(
             BindingsView(tuple(c.binding() for c in classes)),
         ),
     )
-
-
-def functionalization_slice(module: Module, options: EmitOptions) -> object:
-    """What the functionalization files are made from (Note [Unit slices] in
-    :mod:`schemac.backends.reuse`).
-
-    :func:`~.plan.functionalization_plan` walks the variant families and the
-    view groups only: a function in neither (``isclose``, most functional
-    operators without an out= twin) gets nothing.  Of each group it reads the
-    members' functions and resolved dispatch (which are CompositeImplicitAutograd,
-    a composite view's kernel); the kernels and ViewMeta classes are made from
-    those functions, the release policy and the view cache (the run context).
-    Under selective build nothing is registered; the banner reads the input
-    path and the release.  So the groups with their members' functions and
-    resolutions, in module order (:func:`~schemac.backends.slices.grouped_members`),
-    are the slice."""
-
-    families, views = grouped_members(module)
-    selective = module.selection is not None
-    return (module.sources.native_functions, module.release, selective, families, views)
 
 
 @attrs.frozen

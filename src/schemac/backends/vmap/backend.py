@@ -64,22 +64,6 @@ def _render_bucket(
     return "".join(plumbing(f, kind, views).text() + SEPARATOR for f, kind in inputs[1])
 
 
-def vmap_slice(module: Module, options: EmitOptions) -> object:
-    """What ``VmapGeneratedPlumbing.h`` is made from (Note [Unit slices] in
-    :mod:`schemac.backends.reuse`): the pieces :func:`plumbing_file_view`
-    prints, each a function and its plumbing kind (picked from the function
-    and the release policy), in module order, and the banner's provenance.
-    The texts read the pieces and the view cache only: no dispatch table, so
-    a renamed kernel leaves the file as it is."""
-    policy = ReleasePolicy.of(options.profile)
-    pieces = []
-    for f in module.functions:
-        kind = plumbing_kind(f, policy)
-        if kind is not None:
-            pieces.append((f, kind))
-    return (module.sources.native_functions, module.release, tuple(pieces))
-
-
 @attrs.frozen
 class VmapBackend:
     name: str = "vmap-plumbing"

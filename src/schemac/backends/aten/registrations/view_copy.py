@@ -40,7 +40,6 @@ from schemac.backends.aten.signatures.naming import root_name, unambiguous_name
 from schemac.backends.output import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.reuse import Fragments
-from schemac.backends.slices import grouped_members
 from schemac.backends.templating import Templates, native_sources
 from schemac.ir.dispatch import COMPOSITE_EXPLICIT_NON_FUNCTIONAL
 from schemac.ir.groups import VariantGroup, ViewGroup
@@ -212,15 +211,6 @@ def _headers(module: Module) -> Iterator[str]:
             f = None if name is None else module.find_function(name)
             if f is not None and not f.generated:
                 yield from both(f)
-
-
-def view_copy_slice(module: Module, options: EmitOptions) -> object:
-    """What ``CompositeViewCopyKernels.cpp`` is made from (Note [Unit slices] in
-    :mod:`schemac.backends.reuse`): its kernels and headers are looked up
-    from the view groups and the variant families alone (each kernel's
-    functions and the ``_copy`` twin's dispatch), and the banner reads the
-    input path and the release."""
-    return (module.sources.native_functions, module.release, grouped_members(module))
 
 
 def view_copy_file_view(module: Module, fragments: Fragments | None = None) -> ViewCopyFileView:
