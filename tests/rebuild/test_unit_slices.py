@@ -146,3 +146,55 @@ def test_a_split_run_hands_the_childs_slices_over(yaml: Path, tmp_path: Path) ->
     assert sliced == {f"{t}/aten-registrations" for t in TARGETS.split(",")}
     assert contents(out) == _cold(yaml, tmp_path / "cold")
     assert noop.up_to_date(_argv(yaml, out, jobs="2"))
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> dict[str, bool]:
+    """Each sliced unit asked about since, and whether its files were kept (``-j 1``)."""
+    from schemac.compile_record import Recording
+
+    answers: dict[str, bool] = {}
+    original = Recording.keep_slice
+
+    def keep_slice(self: Recording, unit: str, local: str) -> object:
+        kept = original(self, unit, local)
+        answers[unit] = kept is not None
+        return kept
+
+    monkeypatch.setattr(Recording, "keep_slice", keep_slice)
+    return answers
+
+
+def test_the_group_and_shim_slices_skip_what_an_ungrouped_operator_cannot_reach(
+    yaml: Path, tmp_path: Path, asked: dict[str, bool]
+) -> None:
+    # isclose is in no variant family or view group (functionalization, the view-copy
+    # kernels) and no AOTI shim table; the composite registrations hold it.
+    targets = "composite,functionalization,aoti"
+    native, tags = yaml / "native_functions.yaml", yaml / "tags.yaml"
+
+    def argv(out: Path) -> list[str]:
+        words = ["compile", str(native), "--tags", str(tags), "-t", targets]
+        return [*words, "-o", str(out), "-j", "1"]
+
+    out = tmp_path / "out"
+    assert launcher.main(argv(out)) == 0
+    assert not any(asked.values())  # a first compile has no state to keep from
+    asked.clear()
+    _flip_isclose(yaml)
+    assert launcher.main(argv(out)) == 0
+    assert asked == {
+        "composite/aten-registrations": False,
+        "composite/aten-view-copy-kernels": True,
+        "functionalization/functionalization": True,
+        "aoti/aoti": True,
+    }
+    # A kernel of a view with a _copy twin: both group readers run again.
+    asked.clear()
+    _edit(yaml, r"^    CompositeExplicitAutograd: (transpose)$", "transpose_schemac_edited")
+    assert launcher.main(argv(out)) == 0
+    assert asked["functionalization/functionalization"] is False
+    assert asked["composite/aten-view-copy-kernels"] is False
+    cold = tmp_path / "cold"
+    assert launcher.main(argv(cold)) == 0
+    assert contents(out) == contents(cold)
