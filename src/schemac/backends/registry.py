@@ -248,6 +248,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("schema",),
         _FUNCTIONS,
         _YAML,
+        slice="schemac.backends.aten.registrations.backend_select:backend_select_slice",
     ),
     BackendEntry(
         "python-enum-tag",
