@@ -46,6 +46,7 @@ from schemac.rebuild.reuse import (
     file_key,
     read_previous,
     reusable_files,
+    slice_key,
     unit_key,
 )
 from schemac.rebuild.state import STATE_NAME, up_to_date_files, write_state
@@ -62,6 +63,16 @@ def _covered_paths(unit: str, sources: SourceFiles | None) -> frozenset[str]:
     covered = unit_covers(unit)
     paths = (getattr(sources, kind) for kind in SOURCE_KINDS if kind in covered)
     return frozenset(os.path.abspath(p) for p in paths if p)
+
+
+def _slice_unread(unit: str, sources: SourceFiles | None) -> frozenset[str]:
+    """What a sliced unit's slice key leaves out (Note [Unit slices] in
+    ``schemac.backends.reuse``): the files it does not read, and
+    ``native_functions.yaml``, whose values it reads are in the slice."""
+    unread = _unread_paths(unit, sources)
+    if sources is None or not sources.native_functions:
+        return unread
+    return unread | {os.path.abspath(sources.native_functions)}
 
 
 def _units_of(target: str) -> tuple[str, ...]:
@@ -92,6 +103,8 @@ class ChildRecord:
     directories: tuple[str, ...] = ()
     #: (path, unit, local key, file key or "") of every deferred file it asked about.
     asked: tuple[tuple[str, str, str, str], ...] = ()
+    #: (unit, slice local key, kept) of every sliced unit it asked about.
+    slices: tuple[tuple[str, str, bool], ...] = ()
 
 
 class Recording:
@@ -116,6 +129,10 @@ class Recording:
         #: unit -> the paths it keeps, for the units of targets that still run
         #: (Note [Unit reuse]): the driver skips them.
         self._kept_units: dict[str, list[str]] = {}
+        #: unit -> local key of the slice of each sliced unit this run asked
+        #: about, and the units kept so (Note [Unit slices]).
+        self._slice_locals: dict[str, str] = {}
+        self._sliced: set[str] = set()
         #: path -> (unit, local key) of each deferred file of this run.
         self._locals: dict[str, tuple[str, str]] = {}
         #: target -> its context key against the last run's inputs, as they are now.
@@ -193,6 +210,20 @@ class Recording:
         key = self._keys[path] = file_key(context, path, local)
         return file_intact(previous, self._out, unit, path, key)
 
+    def keep_slice(self, unit: str, local: str) -> Sequence[str] | None:
+        """:class:`~schemac.backends.reuse.FileReuse`: the files of ``unit`` if the
+        last run made them from an equal slice in the same context (Note [Unit
+        slices] in :mod:`schemac.backends.reuse`)."""
+        self._slice_locals[unit] = local
+        previous = self._previous
+        if previous is None or unit not in previous.slices:
+            return None
+        context = unit_key(self.key, unit, self._digests, _slice_unread(unit, self._sources))
+        kept = reusable_files(previous, self._out, unit, slice_key(context, local), sliced=True)
+        if kept is not None:
+            self._sliced.add(unit)
+        return kept
+
     def fragment(self, unit: str, local: str) -> str | None:
         """:class:`~schemac.backends.reuse.FragmentStore`: the last runs' text for
         ``local`` if it was rendered in the context ``unit`` (``target/backend``,
@@ -261,7 +292,10 @@ class Recording:
         asked = tuple(
             (path, unit, local, keys.get(path, "")) for path, (unit, local) in self._locals.items()
         )
-        return ChildRecord(self._detach_fragments(), files, directories, asked)
+        slices = tuple(
+            (unit, local, unit in self._sliced) for unit, local in self._slice_locals.items()
+        )
+        return ChildRecord(self._detach_fragments(), files, directories, asked, slices)
 
     def _detach_fragments(self) -> FragmentPart | None:
         if not self._fragment_units:
@@ -288,6 +322,10 @@ class Recording:
             self._locals[path] = (unit, local)
             if key:
                 self._keys[path] = key
+        for unit, local, kept in token.slices:
+            self._slice_locals[unit] = local
+            if kept:
+                self._sliced.add(unit)
         part = token.fragments
         if part is None:
             return
@@ -361,7 +399,7 @@ class Recording:
         written += [path for path, _ in result.kept]
         written += [p for paths in self.reused.values() for p in paths]
         inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}
-        if (self.reused or self._kept_units) and self._previous is not None:
+        if (self.reused or self._kept_units or self._sliced) and self._previous is not None:
             # What the reused units' backends read last time, they did not read now.
             inputs.update(self._previous.inputs)
         digests = current_digests(inputs)
@@ -374,6 +412,7 @@ class Recording:
             for t in targets
             for u in _units_of(t)
         }
+        slices = self._slice_keys(digests)
         by_path = {f.path: f for f in result.files}
         contexts = {t: self._context(t, digests) for t in targets}
         keys = self._file_keys(contexts, digests)
@@ -405,7 +444,29 @@ class Recording:
             unchanged={p: records[p] for p in kept if p in records},
             fragments=fragments,
             fragments_base=base,
+            slices=slices,
         )
+
+    def _slice_keys(self, digests: Mapping[str, str]) -> dict[str, str]:
+        """unit -> slice key of each sliced unit, for the next run (Note [Unit
+        slices] in :mod:`schemac.backends.reuse`): over this run's inputs for the
+        units that computed their slice; a unit not emitted (its target or its
+        unit key unchanged: nothing it reads changed, so neither did its slice)
+        keeps the key it had (taken over other inputs than this run's, it is
+        only missed)."""
+        keys = {
+            unit: slice_key(
+                unit_key(self.key, unit, digests, _slice_unread(unit, self._sources)), local
+            )
+            for unit, local in self._slice_locals.items()
+        }
+        previous = self._previous
+        if previous is not None:
+            for unit in (*self._whole_units, *self._kept_units):
+                found = previous.slices.get(unit)
+                if found is not None and unit not in keys:
+                    keys[unit] = found
+        return keys
 
     def _commit_fragments(
         self, digests: Mapping[str, str]
@@ -453,7 +514,9 @@ class Recording:
             for segment in stored.segments:
                 for unit, context in segment.contexts:
                     if (
-                        unit in self._whole_units or unit in self._kept_units
+                        unit in self._whole_units
+                        or unit in self._kept_units
+                        or unit in self._sliced
                     ) and context == context_then(unit):
                         stored.carry(unit, context)
         base = None if stored is None else stored.base_stat

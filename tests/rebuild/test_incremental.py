@@ -32,8 +32,12 @@ pytestmark = pytest.mark.torch
 #: structured group gets (generated Meta and CompositeExplicitAutogradNonFunctional
 #: kernels, where groups cross operators); python reads deprecated.yaml and renders
 #: its bindings, grouped by name across entries, in buckets of fragments (Note
-#: [Fragment buckets]).
-TARGETS = "headers,schema,cpu,meta,composite,autograd,declarations,functionalization,python"
+#: [Fragment buckets]).  cpu, cuda, meta, composite, functionalization and aoti skip
+#: their emit calls when their slice of the module did not change (Note [Unit slices]):
+#: a slice missing a value their files read leaves a stale file after an edit of it.
+TARGETS = (
+    "headers,schema,cpu,cuda,meta,composite,autograd,declarations,functionalization,python,aoti"
+)
 #: Bookkeeping, not output: the state and the fragment cache.
 
 

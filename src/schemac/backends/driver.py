@@ -27,7 +27,14 @@ from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.output.staging import InlineStager, Staged, discard_staged, merge_staged
 from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
-from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
+from schemac.backends.reuse import (
+    Deferred,
+    FileReuse,
+    Fingerprints,
+    Fragments,
+    check_render,
+    check_slice,
+)
 from schemac.backends.split import (
     BEFORE_UNITS,
     Failure,
@@ -288,7 +295,7 @@ class _Emission:
         self.fingerprints = Fingerprints() if fingerprints is None else fingerprints
         self._memo = RunMemo()  # one module, one run: see RunMemo
         #: The render functions of deferred files already checked (check_render).
-        self._checked: set[Callable[[Any, Any], str]] = set()
+        self._checked: set[Callable[[Any, Any], object]] = set()
         self._units: dict[tuple[str, str], str] = {}
 
     def keep_units(
@@ -362,6 +369,12 @@ class _Emission:
                 self.reuse, fragment_unit(unit.target, unit.backend.name), self.fingerprints
             ),
         )
+        if (
+            self.reuse is not None
+            and unit.backend.slice
+            and self._sliced_away(module, unit, options)
+        ):
+            return
         try:
             for file in unit.backend.load().emit(module, options):
                 self.add(unit.backend.name, unit.target, file, unit.position)
@@ -369,6 +382,45 @@ class _Emission:
                 del file
         finally:
             self.warnings.extend((unit.position, w) for w in log)
+
+    def _sliced_away(self, module: Module, unit: Unit, options: EmitOptions) -> bool:
+        """Whether OUT holds ``unit``'s files as made from an equal slice (Note
+        [Unit slices] in :mod:`.reuse`); then they are kept and the call is not made."""
+        reuse = self.reuse
+        slicer = unit.backend.load_slice()
+        if reuse is None or slicer is None:
+            return False
+        name = self._unit_name(unit.target, unit.backend.name)
+        if slicer not in self._checked:
+            check_slice(slicer, name)
+            self._checked.add(slicer)
+        local = self.fingerprints.key(
+            ["\x01slice", f"{len(name)}:{name}"], slicer, slicer(module, options)
+        )
+        paths = reuse.keep_slice(name, local)
+        if paths is None:
+            return False
+        for path in paths:
+            self._keep(
+                GeneratedFile(path, "", unit.target, backend=unit.backend.name), name, unit.position
+            )
+        return True
+
+    def _unit_name(self, target: str, backend: str) -> str:
+        unit = self._units.get((target, backend))
+        if unit is None:
+            # One string per unit, not per file: the reuse record keeps
+            # it beside every deferred file's key (7,600 in -t headers).
+            unit = self._units[target, backend] = fragment_unit(target, backend)
+        return unit
+
+    def _keep(self, placeholder: GeneratedFile, unit: str, rank: int) -> None:
+        """A file OUT holds as this run would write it: added with no text, so
+        that paths are checked as in a cold run."""
+        if self.output.add(placeholder, rank):
+            self.kept.append((placeholder.path, unit))
+        if self._keep_all:
+            self.made.append((rank, placeholder))
 
     def add(self, backend: str, target: str, file: GeneratedFile | Deferred, rank: int = 0) -> None:
         """``rank``: the position of the emit call that made ``file`` (:meth:`OutputSet.add`)."""
@@ -378,20 +430,11 @@ class _Emission:
                 check_render(file)
                 self._checked.add(file.render)
             reuse = self.reuse
-            unit = self._units.get((target, backend))
-            if unit is None:
-                # One string per unit, not per file: the reuse record keeps
-                # it beside every deferred file's key (7,600 in -t headers).
-                unit = self._units[target, backend] = fragment_unit(target, backend)
+            unit = self._unit_name(target, backend)
             if reuse is not None and reuse.keep(
                 unit, file.path, self.fingerprints.local_key(backend, file)
             ):
-                # Added with no text, so that paths are checked as in a cold run.
-                placeholder = GeneratedFile(file.path, "", target, file.span, backend)
-                if self.output.add(placeholder, rank):
-                    self.kept.append((file.path, unit))
-                if self._keep_all:
-                    self.made.append((rank, placeholder))
+                self._keep(GeneratedFile(file.path, "", target, file.span, backend), unit, rank)
                 return
             file = file.made()
         # Direct construction: attrs.evolve introspects the fields per call.

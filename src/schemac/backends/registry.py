@@ -172,11 +172,30 @@ class BackendEntry:
     #: pieces it did not change.  Only for a backend all of whose fragments'
     #: renders read nothing of such a file but through their inputs.
     covers: tuple[str, ...] = ()
+    #: ``package.module:function`` of the backend's *slice* (Note [Unit slices]
+    #: in :mod:`schemac.backends.reuse`): ``slice(module, options)``, every value
+    #: of the module the emit call's files are made from.  Its fingerprint stands
+    #: in for ``native_functions.yaml`` in the unit's key, so an emit call whose
+    #: slice did not change is skipped.  Empty: none (the call runs after every
+    #: edit of what it reads).
+    slice: str = ""
 
     def load(self) -> Backend:
         module_name, _, attribute = self.location.partition(":")
         backend: Backend = getattr(importlib.import_module(module_name), attribute)
         return backend
+
+    def load_slice(self) -> SliceFunction | None:
+        """The function :attr:`slice` names, if any."""
+        if not self.slice:
+            return None
+        module_name, _, attribute = self.slice.partition(":")
+        function: SliceFunction = getattr(importlib.import_module(module_name), attribute)
+        return function
+
+
+#: ``slice(module, options) -> values``: see :attr:`BackendEntry.slice`.
+SliceFunction = Callable[[Module, EmitOptions], object]
 
 
 #: The module's input files, by their ``SourceFiles`` field names.
@@ -229,6 +248,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("schema",),
         _FUNCTIONS,
         _YAML,
+        slice="schemac.backends.aten.registrations.backend_select:backend_select_slice",
     ),
     BackendEntry(
         "python-enum-tag",
@@ -258,6 +278,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ),
         _FAMILIES,
         _YAML,
+        slice="schemac.backends.aten.registrations.targets:registration_slice",
     ),
     BackendEntry(
         "aten-view-copy-kernels",
@@ -265,6 +286,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("composite",),
         (*_FAMILIES, "view-groups"),
         _YAML,
+        slice="schemac.backends.slices:view_copy_slice",
     ),
     BackendEntry(
         "python-bindings",
@@ -326,11 +348,23 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("functionalization",),
         (*_FAMILIES, "view-groups"),
         _YAML,
+        slice="schemac.backends.slices:functionalization_slice",
     ),
     BackendEntry(
-        "vmap-plumbing", "schemac.backends.vmap.backend:BACKEND", ("vmap",), _FUNCTIONS, _YAML
+        "vmap-plumbing",
+        "schemac.backends.vmap.backend:BACKEND",
+        ("vmap",),
+        _FUNCTIONS,
+        _YAML,
     ),
-    BackendEntry("aoti", "schemac.backends.aoti.backend:BACKEND", ("aoti",), _FUNCTIONS, _YAML),
+    BackendEntry(
+        "aoti",
+        "schemac.backends.aoti.backend:BACKEND",
+        ("aoti",),
+        _FUNCTIONS,
+        _YAML,
+        slice="schemac.backends.aoti.slice:aoti_slice",
+    ),
     BackendEntry(
         "extension",
         "schemac.backends.extension.backend:BACKEND",

@@ -38,6 +38,35 @@ The rules that make this the same as a cold run:
 
 A backend that yields plain files is not affected: its files are rendered on
 every run and compared with OUT by the commit.
+
+Note [Unit slices]
+~~~~~~~~~~~~~~~~~~
+Deferred files and fragments save the rendering of what an edit did not
+change, but the emit call still runs: it plans, keys every file and piece,
+looks each up and joins the texts, and the commit compares them.  After an
+edit of one operator most emit calls cannot print it at all (a
+``CompositeImplicitAutograd`` operator appears in no ``RegisterCUDA.cpp``).
+So a registry entry may name a *slice* (``BackendEntry.slice``): a
+module-level function ``slice(module, options)`` returning every value of
+the module the call's files are made from, under the rules of Note [File
+reuse] (``options`` gives the target, the run's memo, the release profile:
+what the run context fixes).  Before emitting, the driver fingerprints the
+slice with the run's :class:`Fingerprints` (the functions and resolutions
+are remembered, so a slice of a few hundred of them is a few hundred
+digests joined) and asks :meth:`FileReuse.keep_slice`: the unit's *slice
+key* is its unit key with the slice's fingerprint in place of
+``native_functions.yaml`` (every other file it reads, the run key and the
+target stay in).  When the last run recorded the same slice key and the
+unit's files are all as it wrote them, the call is not made and its files
+are kept, as a kept unit's are (Note [Unit reuse]).
+
+Soundness is the backend's: its files must be a function of its slice and
+the run context (code, options, release, every other input file).  A value
+read but left out of the slice is a stale file after an edit of it; the
+property test (``tests/rebuild/test_incremental.py``) compiles the sliced
+targets on random edits against cold runs.  Each slice function says in its
+docstring why its emit call reads nothing else.  A backend without a slice
+runs after every edit of what it reads, as before.
 """
 
 from __future__ import annotations
@@ -164,6 +193,13 @@ class FileReuse(FragmentStore, Protocol):
         (Note [Unit reuse] in :mod:`schemac.rebuild.reuse`)."""
         ...
 
+    def keep_slice(self, unit: str, local: str) -> Sequence[str] | None:
+        """The files of ``unit`` (``target/backend``) OUT holds as the last run
+        wrote them from a slice of local key ``local`` in the same context, or
+        None: then the unit is emitted (Note [Unit slices]).  The key is
+        remembered for the next run's state either way."""
+        ...
+
     def before_fork(self) -> bool:
         """Read now what each process of a split would read on its own (the
         fragment store and its index), so that a child forked next inherits
@@ -205,7 +241,7 @@ class Fingerprints:
         #: value alive, so that its id is not reused while this object lives.
         self._memo: dict[int, str] = {}
         self._pinned: list[object] = []
-        self._render_names: dict[Callable[[Any, Any], str], str] = {}
+        self._render_names: dict[Callable[[Any, Any], object], str] = {}
         self._encoders: dict[type, _Encode] = {
             str: _string,
             int: _atom,
@@ -259,9 +295,10 @@ class Fingerprints:
             ["\x01" + backend, f"{len(file.path)}:{file.path}"], file.render, file.inputs
         )
 
-    def key(self, head: list[str], render: Callable[[Any, Any], str], inputs: object) -> str:
+    def key(self, head: list[str], render: Callable[[Any, Any], object], inputs: object) -> str:
         """The digest of the encoded parts ``head``, the render function's qualified
-        name and the encoding of ``inputs``: a file's or a fragment's local key."""
+        name and the encoding of ``inputs``: a file's or a fragment's local key
+        (or a slice's, with the slice function: Note [Unit slices])."""
         name = self._render_names.get(render)
         if name is None:
             name = self._render_names[render] = f"\x01{render.__module__}.{render.__qualname__}"
@@ -420,13 +457,18 @@ def check_render(file: Deferred) -> None:
     _check_function(file.render, file.path)
 
 
-def _check_function(render: Callable[[Any, Any], str], what: str) -> None:
+def check_slice(function: Callable[[Any, Any], object], unit: str) -> None:
+    """Refuse a slice function that could read values no key covers (Note [Unit slices])."""
+    _check_function(function, f"{unit}'s slice")
+
+
+def _check_function(render: Callable[[Any, Any], object], what: str) -> None:
     if (
         getattr(render, "__closure__", True) is not None
         or "<" in getattr(render, "__qualname__", "<")
         or getattr(render, "__self__", None) is not None
     ):
         raise TypeError(
-            f"{what}: a deferred render must be a module-level function "
+            f"{what}: a deferred render or a slice must be a module-level function "
             f"(Note [File reuse]), not {render!r}"
         )

@@ -61,6 +61,8 @@ class Previous:
         self.inputs: dict[str, str] = {}
         #: unit (``target/backend``) -> unit key.
         self.units: dict[str, str] = {}
+        #: unit -> its slice key (Note [Unit slices] in ``schemac.backends.reuse``).
+        self.slices: dict[str, str] = {}
         #: unit -> (out record, path in OUT) of each file it wrote.
         self.outputs: dict[str, list[tuple[str, str]]] = {}
         #: path in OUT -> (unit, file key, out record) of each deferred file.
@@ -75,6 +77,8 @@ class Previous:
                 self.inputs[path] = fields[1]
             elif fields[0] == "unit" and len(fields) == 3:
                 self.units[fields[1]] = fields[2]
+            elif fields[0] == "slice" and len(fields) == 3:
+                self.slices[fields[1]] = fields[2]
             elif fields[0] == "frag" and len(fields) in (3, 4) and fields[2].isdigit():
                 tail = fields[3:] == ["tail"]
                 self.fragments.append(Segment(fields[1], int(fields[2]), tail=tail))
@@ -133,6 +137,13 @@ def file_intact(previous: Previous, out_dir: str, unit: str, path: str, key: str
     return output_intact(out_dir, found[2], path)
 
 
+def slice_key(context: str, local: str) -> str:
+    """A unit's slice key (Note [Unit slices] in ``schemac.backends.reuse``): its
+    unit key without ``native_functions.yaml`` (``context``, :func:`unit_key`)
+    and the local key of its slice's fingerprint."""
+    return hex_of(f"{context}\0slice\0{local}".encode())
+
+
 def current_digests(paths: Collection[str]) -> dict[str, str] | None:
     """The digest of each file now; None if one cannot be read."""
     digests: dict[str, str] = {}
@@ -144,9 +155,13 @@ def current_digests(paths: Collection[str]) -> dict[str, str] | None:
     return digests
 
 
-def reusable_files(previous: Previous, out_dir: str, unit: str, key: str) -> list[str] | None:
-    """The paths ``unit`` wrote last time if they may stay as they are, else None."""
-    if previous.units.get(unit) != key:
+def reusable_files(
+    previous: Previous, out_dir: str, unit: str, key: str, *, sliced: bool = False
+) -> list[str] | None:
+    """The paths ``unit`` wrote last time if they may stay as they are, else None.
+
+    ``key``: the unit key, or with ``sliced`` its slice key (:func:`slice_key`)."""
+    if (previous.slices if sliced else previous.units).get(unit) != key:
         return None
     # A unit that wrote nothing (the backend stubs without a backend YAML)
     # writes nothing again: its key covers what it reads.

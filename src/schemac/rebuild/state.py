@@ -9,6 +9,7 @@ The layout, one record a line (UTF-8)::
     in <digest> <TAB> <absolute path>       a file the compile read
     dir <digest> <TAB> <absolute path>      a directory it listed (names, sorted)
     unit <target>/<backend> <key>           an emit call's reuse key (:mod:`.reuse`)
+    slice <target>/<backend> <key>          its slice key, if its backend has a slice
     frag <digest> <size> [tail]             a segment of OUT/.schemac-fragments (or of its
                                             tail, .schemac-fragments-tail), in order
     fctx <unit> <key>                       the context of the segment's records of <unit>
@@ -81,6 +82,7 @@ def write_state(
     unchanged: Mapping[str, str] | None = None,
     fragments: Sequence[Segment] | None = None,
     fragments_base: tuple[int, int, int, int] | None = None,
+    slices: Mapping[str, str] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -96,6 +98,8 @@ def write_state(
     run kept without writing it; one that changed since (an edit while the
     compile ran) is not recorded as kept: nothing is recorded.
     ``fragments``: the segments of ``OUT/.schemac-fragments`` (Note [Fragment segments]);
+    ``slices``: each sliced unit's slice key (Note [Unit slices] in
+    ``schemac.backends.reuse``).
     ``fragments_base``: the stat of its base as the compile checked it, which
     the record vouches for if the base still has it and it is not racy (Note
     [A settled base goes unhashed]).
@@ -126,6 +130,7 @@ def write_state(
             expected,
             units or {},
             unchanged or {},
+            slices or {},
         )
         if fragments is not None:
             lines = itertools.chain(
@@ -215,12 +220,22 @@ def _body(
     expected: Callable[[str], bytes | str | None],
     units: dict[str, str],
     unchanged: Mapping[str, str],
+    slices: Mapping[str, str] | None = None,
 ) -> str | None:
     """The body :func:`write_state` streams, whole; None if it could not be recorded."""
     try:
         return "".join(
             _lines(
-                out_dir, racy_from, inputs, listings, outputs, auxiliary, expected, units, unchanged
+                out_dir,
+                racy_from,
+                inputs,
+                listings,
+                outputs,
+                auxiliary,
+                expected,
+                units,
+                unchanged,
+                slices or {},
             )
         )
     except _Unrecordable:
@@ -237,6 +252,7 @@ def _lines(
     expected: Callable[[str], bytes | str | None],
     units: dict[str, str],
     unchanged: Mapping[str, str],
+    slices: Mapping[str, str],
 ) -> Iterator[str]:
     """The body's lines; raises :class:`_Unrecordable` for what cannot be recorded."""
     for path in sorted(inputs):
@@ -250,6 +266,8 @@ def _lines(
         yield (f"dir {digest}\t{path}\n")
     for target, unit_key in sorted(units.items()):
         yield (f"unit {target} {unit_key}\n")
+    for unit, slice_key in sorted(slices.items()):
+        yield (f"slice {unit} {slice_key}\n")
     root = str(out_dir)
     for relative, target, file_key in outputs:
         if not _recordable(relative) or " " in target or " " in file_key:
@@ -436,6 +454,6 @@ def _check_body(root: str, text: str, checked: Mapping[str, str] | None = None) 
         elif kind == "dir":
             if len(fields) != 2 or listing_digest(path) != fields[1]:
                 return None
-        elif kind not in ("unit", "frag", "fctx", "fstat"):
+        elif kind not in ("unit", "slice", "frag", "fctx", "fstat"):
             return None
     return int(lines[0].split(" ")[1])

@@ -10,10 +10,10 @@ from schemac.backends.aoti.policy import ShimPolicy
 from schemac.backends.aoti.shims import (
     DEVICE_KEYS,
     ShimFile,
-    functions_by_shim_name,
     shim_file,
     shimmed_functions,
 )
+from schemac.backends.aoti.slice import functions_by_shim_name
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates, module_sources

@@ -17,7 +17,7 @@ from schemac.backends.aoti.c_abi import NotInAbi, lower_argument, lower_return
 from schemac.backends.aoti.policy import ShimmedOperator, ShimPolicy, ShimVersion
 from schemac.backends.aten.signatures.cpp_api import has_symint
 from schemac.backends.aten.signatures.defaults import UnsupportedDefault, cpp_default
-from schemac.backends.aten.signatures.naming import base_name, cpp_name, root_name
+from schemac.backends.aten.signatures.naming import cpp_name, root_name
 from schemac.backends.aten.signatures.naming import unambiguous_name as struct_name
 from schemac.backends.cppmodel import CppFunction, CppParameter
 from schemac.ir.module import Module
@@ -46,15 +46,6 @@ CUDA_EXTRA_HEADERS = (
     "ATen/cuda/CUDAContext.h",
 )
 RESULT = "tmp_result"
-
-
-def shim_op_name(fn: NativeFunction) -> str:
-    """``aten.add.Tensor``, ``aten.abs.default``: the name fallback_ops.py keys by."""
-    name = fn.func.name
-    if name.name.namespace is None:  # the common case: the cached spelling is it
-        text = str(name)
-        return f"{fn.namespace}.{text}" if name.overload else f"{fn.namespace}.{text}.default"
-    return f"{fn.namespace}.{base_name(name)}.{name.overload or 'default'}"
 
 
 @attrs.frozen
@@ -225,10 +216,6 @@ def _shapes(fn: NativeFunction, op: ShimmedOperator, policy: ShimPolicy) -> tupl
         )
     except (NotInAbi, UnsupportedDefault):
         return ()
-
-
-def functions_by_shim_name(module: Module) -> dict[str, NativeFunction]:
-    return {shim_op_name(fn): fn for fn in module.functions}
 
 
 def shimmed_functions(

@@ -64,15 +64,28 @@ def _definition(f: NativeFunction) -> str:
     return block(head, [*key_set, redispatch])
 
 
-def backend_select_view(module: Module) -> BackendSelectView:
+def backend_select_functions(module: Module) -> tuple[NativeFunction, ...]:
+    """The functions that get a BackendSelect kernel, in module order."""
     registered = None if module.selection is None else frozenset(module.selection.selected)
-    functions = [
+    return tuple(
         f
         for f in module.functions
         if f.namespace == "aten"
         and needs_backend_select(f)
         and (registered is None or f.func.name in registered)
-    ]
+    )
+
+
+def backend_select_slice(module: Module, options: EmitOptions) -> object:
+    """What ``RegisterBackendSelect.cpp`` is made from (Note [Unit slices] in
+    :mod:`schemac.backends.reuse`): the functions :func:`backend_select_functions`
+    picks (their schemas alone decide the kernels, headers and registrations)
+    and the banner's input path and release."""
+    return (module.sources.native_functions, module.release, backend_select_functions(module))
+
+
+def backend_select_view(module: Module) -> BackendSelectView:
+    functions = backend_select_functions(module)
     return BackendSelectView(
         headers=tuple(sorted({f"ATen/ops/{root_name(f.func)}_ops.h" for f in functions})),
         definitions=tuple(_definition(f) for f in functions),

@@ -181,16 +181,33 @@ def plan_key(
     planned = index._planned.get(traits.key)
     if planned is not None:
         return planned
-    needs_own_kernel = not (traits.is_meta or traits.is_composite_non_functional)
     items = []
     for item in index.items:
-        if needs_own_kernel and traits.key not in item.kernel_keys:
+        if not may_plan(item, traits):
             continue
         wrappers = planned_wrappers(item, traits)
         if wrappers:
             items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers, item))
     planned = index._planned[traits.key] = tuple(items)
     return planned
+
+
+def may_plan(item: ItemSource, traits: KeyTraits) -> bool:
+    """Whether ``traits.key``'s file may have wrappers for ``item``: every item
+    :func:`planned_wrappers` gives some for, and a few more.  The one filter of
+    :func:`plan_key` and of the registration units' slices (Note [Registration
+    slices] in :mod:`.targets`), so the two cannot drift apart.
+
+    A key gets wrappers from the items with a kernel for it (:func:`_plain`,
+    and a structured group's own kernel); Meta and
+    CompositeExplicitAutogradNonFunctional also from every structured group
+    (:func:`_structured_group`), Meta from every in-place member
+    (:func:`_needs_inplace_meta_stub`)."""
+    if traits.key in item.kernel_keys:
+        return True
+    if traits.is_meta:
+        return item.structured or any(m.kind is SchemaKind.inplace for m in item.members)
+    return traits.is_composite_non_functional and item.structured
 
 
 def planned_wrappers(item: ItemSource, traits: KeyTraits) -> tuple[Wrapper, ...]:

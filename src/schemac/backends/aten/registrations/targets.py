@@ -14,6 +14,8 @@ from collections.abc import Iterator
 import attrs
 
 from schemac.backends.aten.collector import module_frozen
+from schemac.backends.aten.registrations.keys import key_traits
+from schemac.backends.aten.registrations.plan import may_plan
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.output.files import GeneratedFile
@@ -64,6 +66,38 @@ class RegistrationBackend:
                     options.profile,
                     options.fragments,
                 )
+
+
+def registration_slice(module: Module, options: EmitOptions) -> object:
+    """What the registration files of ``options.target`` are made from.
+
+    Note [Registration slices]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A unit's slice (Note [Unit slices] in :mod:`schemac.backends.reuse`).  The
+    files of one key (:func:`~.register_key.register_key_files`) are laid out
+    from :func:`~.plan.plan_key`'s items, each item's wrappers rendered from
+    its grouped item alone (the same inputs as its fragment: the key, the
+    ``ItemSource``, the selective build's registered flags), the key's traits
+    and helpers (the key and the release profile), the view cache (a pure
+    function of each schema) and the banner's provenance (the path of
+    ``native_functions.yaml`` and the release).  ``plan_key`` reads an item
+    only if :func:`~.plan.may_plan` says so: for a plain key, the items with
+    a kernel for it (``RegisterCUDA.cpp`` never sees a
+    ``CompositeImplicitAutograd`` operator); Meta also every structured group
+    and in-place function, CompositeExplicitAutogradNonFunctional every
+    structured group.  The items of each key, in module order (the shards
+    and the order follow from them), with the selected names and the
+    provenance, are the slice.  Nothing else of the module is read by the
+    emitters (``wrappers``, ``structured``, ``translate`` and ``helpers``
+    take a wrapper, the traits and the views, not the module).
+    """
+    index = aten_run_state(module, options).plan
+    per_key = []
+    for key in TARGET_KEYS[options.target]:
+        traits = key_traits(key)
+        per_key.append((key, tuple(item for item in index.items if may_plan(item, traits))))
+    selected = None if module.selection is None else module.selection.selected
+    return (module.sources.native_functions, module.release, selected, tuple(per_key))
 
 
 BACKEND = RegistrationBackend()

@@ -1,0 +1,84 @@
+"""Slices of backends made from the module's groups (Note [Unit slices] in
+:mod:`schemac.backends.reuse`).
+
+Here rather than in the backends' own modules: a slice is computed before its
+emit call, and a unit it skips should not pay for importing its backend
+(the functionalization backend's modules, ~10 ms)."""
+
+from __future__ import annotations
+
+import attrs
+
+from schemac.backends.registry import EmitOptions
+from schemac.ir.groups import VariantGroup, ViewGroup
+from schemac.ir.module import Module
+
+
+@attrs.frozen(eq=False)
+class GroupedMembers:
+    """Every variant family and every view group, in module order, each with its
+    members' functions and resolved dispatch tables (None for a member the module
+    lacks): all that a backend made from the groups alone reads of the module
+    (the functionalization kernels, ``CompositeViewCopyKernels.cpp``).  A
+    function in no group (``isclose``) is not in it."""
+
+    families: tuple[object, ...]
+    views: tuple[object, ...]
+
+    #: Remembered by the run's fingerprints (Note [File reuse]): one run memo
+    #: holds one, so the units reading it digest it once.
+    reuse_fields = ("families", "views")
+
+
+def grouped_members(module: Module, options: EmitOptions) -> GroupedMembers:
+    """The module's :class:`GroupedMembers`, made once per run (``options.memo``)."""
+    made = options.memo.get("grouped-members", lambda: _Made(module, _grouped_members(module)))
+    # A memo belongs to one module; a caller reusing options across modules gets its own.
+    return made.members if made.module is module else _grouped_members(module)
+
+
+def _grouped_members(module: Module) -> GroupedMembers:
+    def read(group: VariantGroup | ViewGroup) -> object:
+        members = []
+        for name in group.members():
+            f = module.find_function(name)
+            members.append((f, None if f is None else module.resolutions.get(name)))
+        return (group, tuple(members))
+
+    families = tuple(read(g) for g in module.groups)
+    views = tuple(read(g) for g in module.view_groups)
+    return GroupedMembers(families, views)
+
+
+@attrs.frozen(eq=False)
+class _Made:
+    """A memo entry: the module it was made from (a memo belongs to one module)."""
+
+    module: Module
+    members: GroupedMembers
+
+
+def functionalization_slice(module: Module, options: EmitOptions) -> object:
+    """What the functionalization files are made from.
+
+    ``functionalization_plan`` (:mod:`schemac.backends.functionalization.plan`)
+    walks the variant families and the view groups only: a function in
+    neither (``isclose``, most functional operators without an out= twin)
+    gets nothing.  Of each group it reads the members' functions and
+    resolved dispatch (which are CompositeImplicitAutograd, a composite view's
+    kernel); the kernels and ViewMeta classes are made from those functions,
+    the release policy and the view cache (the run context).  Under
+    selective build nothing is registered; the banner reads the input path
+    and the release."""
+    selective = module.selection is not None
+    groups = grouped_members(module, options)
+    return (module.sources.native_functions, module.release, selective, groups)
+
+
+def view_copy_slice(module: Module, options: EmitOptions) -> object:
+    """What ``CompositeViewCopyKernels.cpp`` is made from
+    (:mod:`schemac.backends.aten.registrations.view_copy`): its kernels and
+    headers are looked up from the view groups and the variant families alone
+    (each kernel's functions and the ``_copy`` twin's dispatch), and the
+    banner reads the input path and the release."""
+    return (module.sources.native_functions, module.release, grouped_members(module, options))
