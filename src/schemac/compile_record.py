@@ -90,8 +90,9 @@ class ChildRecord:
     #: The files and directories the child's process read (its copy of the recorder's).
     files: tuple[str, ...] = ()
     directories: tuple[str, ...] = ()
-    #: (path, unit, local key, file key or "") of every deferred file it asked about.
-    asked: tuple[tuple[str, str, str, str], ...] = ()
+    #: (path, unit, local key, whether grouped, file key or "") of every deferred
+    #: file it asked about.
+    asked: tuple[tuple[str, str, str, bool, str], ...] = ()
 
 
 class Recording:
@@ -116,8 +117,9 @@ class Recording:
         #: unit -> the paths it keeps, for the units of targets that still run
         #: (Note [Unit reuse]): the driver skips them.
         self._kept_units: dict[str, list[str]] = {}
-        #: path -> (unit, local key) of each deferred file of this run.
-        self._locals: dict[str, tuple[str, str]] = {}
+        #: path -> (unit, local key, whether the key is a group's) of each
+        #: deferred file of this run (Note [File groups]).
+        self._locals: dict[str, tuple[str, str, bool]] = {}
         #: target -> its context key against the last run's inputs, as they are now.
         self._contexts: dict[str, str] = {}
         #: path -> the file key :meth:`keep` computed from ``_contexts``.
@@ -181,17 +183,39 @@ class Recording:
     def keep(self, unit: str, path: str, local: str) -> bool:
         """:class:`~schemac.backends.reuse.FileReuse`: whether OUT still holds the
         deferred file ``path`` as the last run rendered it for the same key."""
-        self._locals[path] = (unit, local)
+        self._locals[path] = (unit, local, False)
         previous = self._previous
         if previous is None:
             return False
+        key = self._keys[path] = file_key(self._file_context(unit), path, local)
+        return file_intact(previous, self._out, unit, path, key)
+
+    def keep_group(self, unit: str, paths: Sequence[str], local: str) -> list[bool]:
+        """:class:`~schemac.backends.reuse.FileReuse`: :meth:`keep` for the files
+        of a group, whose local key covers their paths (Note [File groups]):
+        one file key for all of them."""
+        entry = (unit, local, True)
+        locals_ = self._locals
+        for path in paths:
+            locals_[path] = entry
+        previous = self._previous
+        if previous is None:
+            return [False] * len(paths)
+        key = file_key(self._file_context(unit), "", local)
+        keys, out = self._keys, self._out
+        kept = []
+        for path in paths:
+            keys[path] = key
+            kept.append(file_intact(previous, out, unit, path, key))
+        return kept
+
+    def _file_context(self, unit: str) -> str:
         # A file's context is its target's (Note [File reuse]).
         target = unit.partition("/")[0]
         context = self._contexts.get(target)
         if context is None:
             context = self._contexts[target] = self._context(target, self._digests)
-        key = self._keys[path] = file_key(context, path, local)
-        return file_intact(previous, self._out, unit, path, key)
+        return context
 
     def fragment(self, unit: str, local: str) -> str | None:
         """:class:`~schemac.backends.reuse.FragmentStore`: the last runs' text for
@@ -259,7 +283,8 @@ class Recording:
         files, directories = tuple(sorted(recorder.files)), tuple(sorted(recorder.directories))
         keys = self._keys
         asked = tuple(
-            (path, unit, local, keys.get(path, "")) for path, (unit, local) in self._locals.items()
+            (path, unit, local, grouped, keys.get(path, ""))
+            for path, (unit, local, grouped) in self._locals.items()
         )
         return ChildRecord(self._detach_fragments(), files, directories, asked)
 
@@ -284,8 +309,8 @@ class Recording:
         self.recorder.directories.update(token.directories)
         # Its answers stand: the same keys, computed from the same record (and
         # each kept file is checked again when the state is written).
-        for path, unit, local, key in token.asked:
-            self._locals[path] = (unit, local)
+        for path, unit, local, grouped, key in token.asked:
+            self._locals[path] = (unit, local, grouped)
             if key:
                 self._keys[path] = key
         part = token.fragments
@@ -474,10 +499,11 @@ class Recording:
         else:
             keys = {}
         found = {}
-        for path, (unit, local) in self._locals.items():
+        for path, (unit, local, grouped) in self._locals.items():
             context = contexts.get(unit.partition("/")[0])
             if context is not None:
-                found[path] = keys.get(path) or file_key(context, path, local)
+                # A group's files share its key, which names their paths.
+                found[path] = keys.get(path) or file_key(context, "" if grouped else path, local)
         return found
 
 

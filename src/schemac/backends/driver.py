@@ -27,7 +27,14 @@ from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.output.staging import InlineStager, Staged, discard_staged, merge_staged
 from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
-from schemac.backends.reuse import Deferred, FileReuse, Fingerprints, Fragments, check_render
+from schemac.backends.reuse import (
+    Deferred,
+    DeferredGroup,
+    FileReuse,
+    Fingerprints,
+    Fragments,
+    check_render,
+)
 from schemac.backends.split import (
     BEFORE_UNITS,
     Failure,
@@ -370,30 +377,72 @@ class _Emission:
         finally:
             self.warnings.extend((unit.position, w) for w in log)
 
-    def add(self, backend: str, target: str, file: GeneratedFile | Deferred, rank: int = 0) -> None:
+    def add(
+        self,
+        backend: str,
+        target: str,
+        file: GeneratedFile | Deferred | DeferredGroup,
+        rank: int = 0,
+    ) -> None:
         """``rank``: the position of the emit call that made ``file`` (:meth:`OutputSet.add`)."""
+        if isinstance(file, DeferredGroup):
+            self._add_group(backend, target, file, rank)
+            return
         if isinstance(file, Deferred):
             if file.render not in self._checked:
                 # Once per render function, not per file (~7,600 of torch's headers).
                 check_render(file)
                 self._checked.add(file.render)
             reuse = self.reuse
-            unit = self._units.get((target, backend))
-            if unit is None:
-                # One string per unit, not per file: the reuse record keeps
-                # it beside every deferred file's key (7,600 in -t headers).
-                unit = self._units[target, backend] = fragment_unit(target, backend)
+            unit = self._unit(target, backend)
             if reuse is not None and reuse.keep(
                 unit, file.path, self.fingerprints.local_key(backend, file)
             ):
-                # Added with no text, so that paths are checked as in a cold run.
-                placeholder = GeneratedFile(file.path, "", target, file.span, backend)
-                if self.output.add(placeholder, rank):
-                    self.kept.append((file.path, unit))
-                if self._keep_all:
-                    self.made.append((rank, placeholder))
+                self._keep(file, target, backend, unit, rank)
                 return
             file = file.made()
+        self._stamp(file, target, backend, rank)
+
+    def _unit(self, target: str, backend: str) -> str:
+        unit = self._units.get((target, backend))
+        if unit is None:
+            # One string per unit, not per file: the reuse record keeps
+            # it beside every deferred file's key (7,600 in -t headers).
+            unit = self._units[target, backend] = fragment_unit(target, backend)
+        return unit
+
+    def _add_group(self, backend: str, target: str, group: DeferredGroup, rank: int) -> None:
+        """Note [File groups]: one key for the group's files, each kept or rendered."""
+        files = group.files
+        checked = self._checked
+        for file in files:
+            if file.render not in checked:
+                check_render(file)
+                checked.add(file.render)
+        reuse = self.reuse
+        if reuse is None:
+            for file in files:
+                self._stamp(file.made(), target, backend, rank)
+            return
+        unit = self._unit(target, backend)
+        kept = reuse.keep_group(
+            unit, [f.path for f in files], self.fingerprints.group_key(backend, group)
+        )
+        for file, keep in zip(files, kept, strict=True):
+            if keep:
+                self._keep(file, target, backend, unit, rank)
+            else:
+                self._stamp(file.made(), target, backend, rank)
+
+    def _keep(self, file: Deferred, target: str, backend: str, unit: str, rank: int) -> None:
+        # Added with no text, so that paths are checked as in a cold run.
+        placeholder = GeneratedFile(file.path, "", target, file.span, backend)
+        if self.output.add(placeholder, rank):
+            self.kept.append((file.path, unit))
+        if self._keep_all:
+            self.made.append((rank, placeholder))
+
+    def _stamp(self, file: GeneratedFile, target: str, backend: str, rank: int) -> None:
         # Direct construction: attrs.evolve introspects the fields per call.
         stamped = GeneratedFile(file.path, file.text, target, file.span, backend)
         accepted = self.output.add(stamped, rank)
