@@ -101,8 +101,9 @@ class ChildRecord:
     #: The files and directories the child's process read (its copy of the recorder's).
     files: tuple[str, ...] = ()
     directories: tuple[str, ...] = ()
-    #: (path, unit, local key, file key or "") of every deferred file it asked about.
-    asked: tuple[tuple[str, str, str, str], ...] = ()
+    #: (path, unit, local key, whether grouped, file key or "") of every deferred
+    #: file it asked about.
+    asked: tuple[tuple[str, str, str, bool, str], ...] = ()
     #: (unit, slice local key, kept) of every sliced unit it asked about.
     slices: tuple[tuple[str, str, bool], ...] = ()
 
@@ -133,8 +134,9 @@ class Recording:
         #: about, and the units kept so (Note [Unit slices]).
         self._slice_locals: dict[str, str] = {}
         self._sliced: set[str] = set()
-        #: path -> (unit, local key) of each deferred file of this run.
-        self._locals: dict[str, tuple[str, str]] = {}
+        #: path -> (unit, local key, whether the key is a group's) of each
+        #: deferred file of this run (Note [File groups]).
+        self._locals: dict[str, tuple[str, str, bool]] = {}
         #: target -> its context key against the last run's inputs, as they are now.
         self._contexts: dict[str, str] = {}
         #: path -> the file key :meth:`keep` computed from ``_contexts``.
@@ -198,17 +200,39 @@ class Recording:
     def keep(self, unit: str, path: str, local: str) -> bool:
         """:class:`~schemac.backends.reuse.FileReuse`: whether OUT still holds the
         deferred file ``path`` as the last run rendered it for the same key."""
-        self._locals[path] = (unit, local)
+        self._locals[path] = (unit, local, False)
         previous = self._previous
         if previous is None:
             return False
+        key = self._keys[path] = file_key(self._file_context(unit), path, local)
+        return file_intact(previous, self._out, unit, path, key)
+
+    def keep_group(self, unit: str, paths: Sequence[str], local: str) -> list[bool]:
+        """:class:`~schemac.backends.reuse.FileReuse`: :meth:`keep` for the files
+        of a group, whose local key covers their paths (Note [File groups]):
+        one file key for all of them."""
+        entry = (unit, local, True)
+        locals_ = self._locals
+        for path in paths:
+            locals_[path] = entry
+        previous = self._previous
+        if previous is None:
+            return [False] * len(paths)
+        key = file_key(self._file_context(unit), "", local)
+        keys, out = self._keys, self._out
+        kept = []
+        for path in paths:
+            keys[path] = key
+            kept.append(file_intact(previous, out, unit, path, key))
+        return kept
+
+    def _file_context(self, unit: str) -> str:
         # A file's context is its target's (Note [File reuse]).
         target = unit.partition("/")[0]
         context = self._contexts.get(target)
         if context is None:
             context = self._contexts[target] = self._context(target, self._digests)
-        key = self._keys[path] = file_key(context, path, local)
-        return file_intact(previous, self._out, unit, path, key)
+        return context
 
     def keep_slice(self, unit: str, local: str) -> Sequence[str] | None:
         """:class:`~schemac.backends.reuse.FileReuse`: the files of ``unit`` if the
@@ -290,7 +314,8 @@ class Recording:
         files, directories = tuple(sorted(recorder.files)), tuple(sorted(recorder.directories))
         keys = self._keys
         asked = tuple(
-            (path, unit, local, keys.get(path, "")) for path, (unit, local) in self._locals.items()
+            (path, unit, local, grouped, keys.get(path, ""))
+            for path, (unit, local, grouped) in self._locals.items()
         )
         slices = tuple(
             (unit, local, unit in self._sliced) for unit, local in self._slice_locals.items()
@@ -318,8 +343,8 @@ class Recording:
         self.recorder.directories.update(token.directories)
         # Its answers stand: the same keys, computed from the same record (and
         # each kept file is checked again when the state is written).
-        for path, unit, local, key in token.asked:
-            self._locals[path] = (unit, local)
+        for path, unit, local, grouped, key in token.asked:
+            self._locals[path] = (unit, local, grouped)
             if key:
                 self._keys[path] = key
         for unit, local, kept in token.slices:
@@ -537,10 +562,11 @@ class Recording:
         else:
             keys = {}
         found = {}
-        for path, (unit, local) in self._locals.items():
+        for path, (unit, local, grouped) in self._locals.items():
             context = contexts.get(unit.partition("/")[0])
             if context is not None:
-                found[path] = keys.get(path) or file_key(context, path, local)
+                # A group's files share its key, which names their paths.
+                found[path] = keys.get(path) or file_key(context, "" if grouped else path, local)
         return found
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.registry import EmitOptions, RunMemo, backends_for
-from schemac.backends.reuse import rendered
+from schemac.backends.reuse import rendered_files
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
@@ -51,9 +51,9 @@ def module(tmp_path_factory: pytest.TempPathFactory) -> Module:
 
 def _emit(module: Module, options: EmitOptions) -> dict[str, str]:
     return {
-        f.path: rendered(f).text
+        f.path: f.text
         for entry in backends_for(options.target)
-        for f in entry.load().emit(module, options)
+        for f in rendered_files(entry.load().emit(module, options))
     }
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from schemac.backends.reuse import (
     Deferred,
+    DeferredGroup,
     Fingerprints,
     check_render,
     fingerprint,
@@ -112,3 +113,35 @@ def test_a_render_must_be_a_module_level_function() -> None:
         check_render(Deferred("a.h", local, "in"))
     with pytest.raises(TypeError, match="module-level"):
         check_render(Deferred("a.h", "x".join, "in"))
+
+
+def _other_render(context: object, inputs: object) -> str:
+    return f"{inputs}"
+
+
+def test_a_groups_key_covers_each_files_path_render_and_inputs() -> None:
+    # Note [File groups]: a group's files are kept on one key, so it must change
+    # with anything any one file's own key would have changed with.
+    def key(*files: Deferred, backend: str = "be") -> str:
+        return Fingerprints().group_key(backend, DeferredGroup(files))
+
+    a = Deferred("a.h", _render, _Node("add", frozenset({"core"})))
+    b = Deferred("b.h", _render, ("x", 1))
+    base = key(a, b)
+    variants = [
+        key(a),  # a file fewer
+        key(a, b, Deferred("c.h", _render, None)),  # one more
+        key(b, a),  # another order
+        key(a, Deferred("c.h", _render, ("x", 1))),  # a path
+        key(a, Deferred("b.h", _other_render, ("x", 1))),  # a render function
+        key(a, Deferred("b.h", _render, ("x", 2))),  # the second file's inputs
+        key(Deferred("a.h", _render, _Node("add", frozenset())), b),  # the first's
+        key(a, b, backend="other"),  # the backend
+    ]
+    assert base not in variants and len(set(variants)) == len(variants)
+    # Neither what the run fixes (the context) nor positions count.
+    assert (
+        key(Deferred("a.h", _render, a.inputs, "another context", Span("y", 2, 1, 2, 2)), b) == base
+    )
+    # A group of one file is not that file's own key: the two never meet in a record.
+    assert key(a) != Fingerprints().local_key("be", a)

@@ -107,7 +107,7 @@ def test_the_plan_index_is_built_only_for_a_backend_that_reads_it(
     from schemac.backends.aten.registrations.operators import BACKEND as OPERATORS
     from schemac.backends.aten.registrations.plan import PlanIndex
     from schemac.backends.registry import EmitOptions, RunMemo
-    from schemac.backends.reuse import rendered
+    from schemac.backends.reuse import rendered_files
 
     built: list[Module] = []
     make = PlanIndex.of
@@ -119,7 +119,7 @@ def test_the_plan_index_is_built_only_for_a_backend_that_reads_it(
     monkeypatch.setattr(PlanIndex, "of", of)
     options = EmitOptions(target="headers", memo=RunMemo())
     for backend in (BACKEND, OPERATORS):
-        assert [rendered(f) for f in backend.emit(module, options)]
+        assert list(rendered_files(backend.emit(module, options)))
     assert built == []
-    assert [rendered(f) for f in AGGREGATE_BACKEND.emit(module, options)]
+    assert list(rendered_files(AGGREGATE_BACKEND.emit(module, options)))
     assert built == [module]

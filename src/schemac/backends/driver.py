@@ -29,6 +29,7 @@ from schemac.backends.output.staging import InlineStager, Staged, discard_staged
 from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
 from schemac.backends.reuse import (
     Deferred,
+    DeferredGroup,
     FileReuse,
     Fingerprints,
     Fragments,
@@ -422,8 +423,17 @@ class _Emission:
         if self._keep_all:
             self.made.append((rank, placeholder))
 
-    def add(self, backend: str, target: str, file: GeneratedFile | Deferred, rank: int = 0) -> None:
+    def add(
+        self,
+        backend: str,
+        target: str,
+        file: GeneratedFile | Deferred | DeferredGroup,
+        rank: int = 0,
+    ) -> None:
         """``rank``: the position of the emit call that made ``file`` (:meth:`OutputSet.add`)."""
+        if isinstance(file, DeferredGroup):
+            self._add_group(backend, target, file, rank)
+            return
         if isinstance(file, Deferred):
             if file.render not in self._checked:
                 # Once per render function, not per file (~7,600 of torch's headers).
@@ -437,6 +447,32 @@ class _Emission:
                 self._keep(GeneratedFile(file.path, "", target, file.span, backend), unit, rank)
                 return
             file = file.made()
+        self._stamp(file, target, backend, rank)
+
+    def _add_group(self, backend: str, target: str, group: DeferredGroup, rank: int) -> None:
+        """Note [File groups]: one key for the group's files, each kept or rendered."""
+        files = group.files
+        checked = self._checked
+        for file in files:
+            if file.render not in checked:
+                check_render(file)
+                checked.add(file.render)
+        reuse = self.reuse
+        if reuse is None:
+            for file in files:
+                self._stamp(file.made(), target, backend, rank)
+            return
+        unit = self._unit_name(target, backend)
+        kept = reuse.keep_group(
+            unit, [f.path for f in files], self.fingerprints.group_key(backend, group)
+        )
+        for file, keep in zip(files, kept, strict=True):
+            if keep:
+                self._keep(GeneratedFile(file.path, "", target, file.span, backend), unit, rank)
+            else:
+                self._stamp(file.made(), target, backend, rank)
+
+    def _stamp(self, file: GeneratedFile, target: str, backend: str, rank: int) -> None:
         # Direct construction: attrs.evolve introspects the fields per call.
         stamped = GeneratedFile(file.path, file.text, target, file.span, backend)
         accepted = self.output.add(stamped, rank)

@@ -23,7 +23,7 @@ from typing import Protocol, TypeVar, cast
 import attrs
 
 from schemac.backends.output.files import GeneratedFile
-from schemac.backends.reuse import Deferred, Fragments
+from schemac.backends.reuse import Deferred, DeferredGroup, Fragments
 from schemac.diagnostics import Diagnostic, InputError
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
@@ -144,9 +144,13 @@ class Backend(Protocol):
     @property
     def targets(self) -> tuple[str, ...]: ...
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile | Deferred]:
+    def emit(
+        self, module: Module, options: EmitOptions
+    ) -> Iterable[GeneratedFile | Deferred | DeferredGroup]:
         """The backend's files; a :class:`~schemac.backends.reuse.Deferred` one is
-        rendered only if OUT does not hold it already (Note [File reuse])."""
+        rendered only if OUT does not hold it already (Note [File reuse]), the
+        files of a :class:`~schemac.backends.reuse.DeferredGroup` likewise under
+        one key (Note [File groups])."""
         ...
 
 

@@ -73,7 +73,7 @@ from __future__ import annotations
 
 import enum
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
@@ -104,9 +104,45 @@ class Deferred:
         return GeneratedFile(self.path, self.render(self.context, self.inputs), span=self.span)
 
 
+@attrs.frozen
+class DeferredGroup:
+    """Deferred files keyed as one: kept together when none of their inputs changed.
+
+    Note [File groups]
+    ~~~~~~~~~~~~~~~~~~
+    A backend that defers thousands of files, most of them made from the same
+    few values (an operator family's ``_ops.h``, ``.h``, ``_native.h`` and
+    ``_meta.h``; a root's ``_dispatch.h`` of every key), paid a key for each
+    (~7,600 on torch's headers) after an edit that changes a handful.  A group
+    is one key for its files (:meth:`Fingerprints.group_key`): the backend,
+    then each file's path, render function and inputs in order, so the key
+    covers everything each file's key would (Note [File reuse]) and more.
+    Each file is still recorded on its own, with the group's key: a file is
+    kept when the last run rendered it under an equal key, meaning the same
+    files from the same inputs, and OUT still holds it as written; otherwise it
+    is rendered (a file of the group hand-edited or deleted is rendered alone).
+    An edit of any input of the group renders every file of it: a few files
+    too many (the family's ``_dispatch.h`` of a key that does not declare the
+    edited function), each compared with OUT and left alone if unchanged.
+    """
+
+    files: tuple[Deferred, ...]
+
+
 def rendered(file: GeneratedFile | Deferred) -> GeneratedFile:
     """``file`` with its text: a deferred one rendered (for callers that keep nothing)."""
     return file.made() if isinstance(file, Deferred) else file
+
+
+def rendered_files(
+    files: Iterable[GeneratedFile | Deferred | DeferredGroup],
+) -> Iterator[GeneratedFile]:
+    """Each of ``files`` with its text, a group's in order (:func:`rendered`)."""
+    for file in files:
+        if isinstance(file, DeferredGroup):
+            yield from (member.made() for member in file.files)
+        else:
+            yield rendered(file)
 
 
 class FragmentStore(Protocol):
@@ -185,6 +221,12 @@ class FileReuse(FragmentStore, Protocol):
         """Whether OUT still holds the file ``path`` of ``unit`` (``target/backend``)
         as last rendered with local key ``local``; the answer is remembered for
         the next run's state."""
+        ...
+
+    def keep_group(self, unit: str, paths: Sequence[str], local: str) -> list[bool]:
+        """For each of ``paths``, the files of a :class:`DeferredGroup` of ``unit``
+        keyed ``local`` (Note [File groups]): whether OUT holds it as last rendered
+        under the same key.  Remembered for the next run's state, like :meth:`keep`."""
         ...
 
     def kept_units(self) -> Mapping[str, Sequence[str]]:
@@ -294,6 +336,26 @@ class Fingerprints:
         return self.key(
             ["\x01" + backend, f"{len(file.path)}:{file.path}"], file.render, file.inputs
         )
+
+    def group_key(self, backend: str, group: DeferredGroup) -> str:
+        """The local key of a :class:`DeferredGroup` (Note [File groups]): the
+        backend, then each file's path, render function and inputs.  Each file's
+        parts read back unambiguously (a length-prefixed path, a ``\\x01`` name,
+        a value's encoding), so two groups share a key only if they name the same
+        files made by the same functions from equal inputs."""
+        head = ["\x01group", "\x01" + backend]
+        append = head.append
+        names = self._render_names
+        for file in group.files:
+            path = file.path
+            append(f"{len(path)}:{path}")
+            render = file.render
+            name = names.get(render)
+            if name is None:
+                name = names[render] = f"\x01{render.__module__}.{render.__qualname__}"
+            append(name)
+            self.add(file.inputs, head)
+        return _digest(head)
 
     def key(self, head: list[str], render: Callable[[Any, Any], object], inputs: object) -> str:
         """The digest of the encoded parts ``head``, the render function's qualified

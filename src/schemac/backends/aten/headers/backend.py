@@ -33,7 +33,7 @@ from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.host_text import spliced_file
 from schemac.backends.output.files import GeneratedFile, Provenance
 from schemac.backends.registry import EmitOptions
-from schemac.backends.reuse import Deferred, Fragments, rendered
+from schemac.backends.reuse import Deferred, DeferredGroup, Fragments, rendered_files
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
 from schemac.ir.module import Module
@@ -109,23 +109,61 @@ def _render_dispatch(r: _Renderer, inputs: tuple[str, list[Entry], str, str]) ->
     return r.text("dispatch.h.mako", dispatch_keys.dispatch_header(root, entries, key, export))
 
 
-def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[Deferred]:
+def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[DeferredGroup]:
+    """A family's files, one group (Note [File groups]): its three or four
+    files are made from the family (and the module's dispatch keys) alone."""
     keys = _DeclaredKeys(natives.declared_keys(catalog))
     for family in catalog.families:
         root = family.root
         span = family.entries[0].fn.span
-        yield Deferred(f"{OPS_DIR}/{root}_ops.h", _render_ops, family, r, span)
-        yield Deferred(f"{OPS_DIR}/{root}.h", _render_function, family, r, span)
-        yield Deferred(f"{OPS_DIR}/{root}_native.h", _render_native, (family, keys), r, span)
+        files = [
+            Deferred(f"{OPS_DIR}/{root}_ops.h", _render_ops, family, r, span),
+            Deferred(f"{OPS_DIR}/{root}.h", _render_function, family, r, span),
+            Deferred(f"{OPS_DIR}/{root}_native.h", _render_native, (family, keys), r, span),
+        ]
         if family.structured_groups:
-            yield Deferred(f"{OPS_DIR}/{root}_meta.h", _render_meta, family, r, span)
+            files.append(Deferred(f"{OPS_DIR}/{root}_meta.h", _render_meta, family, r, span))
+        yield DeferredGroup(tuple(files))
 
 
 def _per_key(
     r: _Renderer, module: Module, catalog: Catalog, index: PlanIndex
-) -> Iterator[GeneratedFile | Deferred]:
-    for key in dispatch_keys.HEADER_KEYS:
-        yield from _key_files(r, module, catalog, index, key)
+) -> Iterator[GeneratedFile | DeferredGroup]:
+    """Every key's ``ops/<op>_<key>_dispatch.h``, one group per root name
+    (Note [File groups]: ~1,300 keys for torch's 3,370 files), then each key's
+    ``<key>Functions.h`` and ``_inl.h``."""
+    declared = {
+        key: dispatch_keys.declared_by_root(module, catalog, key, index)
+        for key in dispatch_keys.HEADER_KEYS
+    }
+    by_root: dict[str, list[tuple[str, list[Entry]]]] = {}
+    for key, roots in declared.items():
+        for root, entries in roots.items():
+            by_root.setdefault(root, []).append((key, entries))
+    exports = {key: dispatch_export(catalog.profile, key) for key in declared}
+    for root, keyed in by_root.items():
+        yield DeferredGroup(
+            tuple(
+                Deferred(
+                    dispatch_keys.dispatch_header_path(root, key),
+                    _render_dispatch,
+                    (root, entries, key, exports[key]),
+                    r,
+                )
+                for key, entries in keyed
+            )
+        )
+    del by_root
+    for key, roots in declared.items():
+        yield from _key_umbrellas(r, key, roots)
+
+
+def _key_umbrellas(
+    r: _Renderer, key: str, declared: dict[str, list[Entry]]
+) -> Iterator[GeneratedFile]:
+    umbrella = dispatch_keys.key_umbrella(key, declared)
+    yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
+    yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
 
 
 def _key_files(
@@ -137,9 +175,7 @@ def _key_files(
     for root, entries in declared.items():
         path = dispatch_keys.dispatch_header_path(root, key)
         yield Deferred(path, _render_dispatch, (root, entries, key, export), r)
-    umbrella = dispatch_keys.key_umbrella(key, declared)
-    yield r.file(f"ATen/{key}Functions.h", "KeyFunctions.h.mako", umbrella)
-    yield r.file(f"ATen/{key}Functions_inl.h", "KeyFunctions_inl.h.mako", umbrella)
+    yield from _key_umbrellas(r, key, declared)
 
 
 def iter_key_headers(
@@ -211,7 +247,7 @@ def _renderer(module: Module, state: AtenRunState, catalog: Catalog) -> _Rendere
 
 def iter_operator_headers(
     module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
-) -> Iterator[Deferred]:
+) -> Iterator[DeferredGroup]:
     """The per-operator headers (``ops/<op>_ops.h``, ``<op>.h``, ``_native.h``, ``_meta.h``),
     each deferred (Note [File reuse]).  ``state``: the run's shared views, plan
     index and catalog, if other targets share them; ``profile``: the target
@@ -226,7 +262,7 @@ def iter_aggregate_headers(
     state: AtenRunState | None = None,
     profile: ReleaseProfile | None = None,
     fragments: Fragments | None = None,
-) -> Iterator[GeneratedFile | Deferred]:
+) -> Iterator[GeneratedFile | Deferred | DeferredGroup]:
     """The headers made per dispatch key (``ops/<op>_<key>_dispatch.h``,
     ``<key>Functions.h``) and the umbrellas (Functions.h, Operators.h,
     TensorBody.h, ...).  ``fragments``: where the per-function pieces of the
@@ -244,7 +280,7 @@ def iter_headers(
     state: AtenRunState | None = None,
     profile: ReleaseProfile | None = None,
     fragments: Fragments | None = None,
-) -> Iterator[GeneratedFile | Deferred]:
+) -> Iterator[GeneratedFile | Deferred | DeferredGroup]:
     """Every header of the ``headers`` target, each as soon as it is rendered
     (:func:`iter_operator_headers`, then :func:`iter_aggregate_headers`)."""
     state = AtenRunState.of(module) if state is None else state
@@ -256,7 +292,7 @@ def emit_headers(
     module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
 ) -> tuple[GeneratedFile, ...]:
     """Every header (:func:`iter_headers`), rendered."""
-    return tuple(rendered(f) for f in iter_headers(module, state, profile))
+    return tuple(rendered_files(iter_headers(module, state, profile)))
 
 
 # Two backends, so that split emission (Note [Split emission]) can deal the
@@ -271,7 +307,9 @@ class HeadersBackend:
     description: str = "ATen per-operator headers: ops/<op>.h, _ops.h, _native.h, _meta.h"
     targets: tuple[str, ...] = ("headers",)
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile | Deferred]:
+    def emit(
+        self, module: Module, options: EmitOptions
+    ) -> Iterator[GeneratedFile | Deferred | DeferredGroup]:
         # A generator: each header reaches the driver (and the stager) as soon
         # as it is rendered; the module stays frozen until the last.
         with module_frozen():
@@ -289,7 +327,9 @@ class AggregateHeadersBackend:
     )
     targets: tuple[str, ...] = ("headers",)
 
-    def emit(self, module: Module, options: EmitOptions) -> Iterator[GeneratedFile | Deferred]:
+    def emit(
+        self, module: Module, options: EmitOptions
+    ) -> Iterator[GeneratedFile | Deferred | DeferredGroup]:
         with module_frozen():
             yield from iter_aggregate_headers(
                 module, aten_run_state(module, options), options.profile, options.fragments
