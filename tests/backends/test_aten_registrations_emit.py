@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.aten.registrations.keys import key_traits
-from schemac.backends.aten.registrations.plan import PlanIndex, WrapperKind, plan_key
+from schemac.backends.aten.registrations.plan import PlanIndex, WrapperKind, may_plan, plan_key
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.registrations.translate import TranslationError, convert
 from schemac.backends.aten.signatures import cxx_types as C
@@ -183,3 +183,18 @@ def test_a_plan_reads_only_the_key_of_its_traits(module: Module, key: str) -> No
     assert plan_key(module, release) == plan_key(module, plain)  # each planned afresh
     index = PlanIndex.of(module)
     assert plan_key(module, release, index) is plan_key(module, plain, index)
+
+
+@pytest.mark.parametrize(
+    "key", ["CPU", "CUDA", "MPS", "Meta", "CompositeExplicitAutogradNonFunctional"]
+)
+def test_candidates_are_the_items_may_plan_admits(module: Module, key: str) -> None:
+    """PlanIndex.candidates (the registration slices' and plan_key's items) sorts
+    items by kernel key for plain keys: the same items as may_plan, in module order."""
+    index = PlanIndex.of(module)
+    traits = key_traits(key)
+    expected = tuple(item for item in index.items if may_plan(item, traits))
+    assert index.candidates(traits) == expected
+    assert (key == "MPS") == (expected == ())  # no toy kernel for MPS
+    # Meta admits items without a Meta kernel (the structured group, fill_'s stub).
+    assert key != "Meta" or len(expected) > sum(key in i.kernel_keys for i in index.items)

@@ -15,7 +15,6 @@ import attrs
 
 from schemac.backends.aten.collector import module_frozen
 from schemac.backends.aten.registrations.keys import key_traits
-from schemac.backends.aten.registrations.plan import may_plan
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.output.files import GeneratedFile
@@ -81,7 +80,8 @@ def registration_slice(module: Module, options: EmitOptions) -> object:
     and helpers (the key and the release profile), the view cache (a pure
     function of each schema) and the banner's provenance (the path of
     ``native_functions.yaml`` and the release).  ``plan_key`` reads an item
-    only if :func:`~.plan.may_plan` says so: for a plain key, the items with
+    only if :func:`~.plan.may_plan` says so (both take the items from
+    :meth:`~.plan.PlanIndex.candidates`): for a plain key, the items with
     a kernel for it (``RegisterCUDA.cpp`` never sees a
     ``CompositeImplicitAutograd`` operator); Meta also every structured group
     and in-place function, CompositeExplicitAutogradNonFunctional every
@@ -95,7 +95,7 @@ def registration_slice(module: Module, options: EmitOptions) -> object:
     per_key = []
     for key in TARGET_KEYS[options.target]:
         traits = key_traits(key)
-        per_key.append((key, tuple(item for item in index.items if may_plan(item, traits))))
+        per_key.append((key, index.candidates(traits)))
     selected = None if module.selection is None else module.selection.selected
     return (module.sources.native_functions, module.release, selected, tuple(per_key))
 
