@@ -25,7 +25,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "rebuild": {"version", "digests", "rebuild"},
     "ir": {"diagnostics", "ir"},
     "profiles": {"diagnostics", "ir", "profiles"},
-    "frontend": {"diagnostics", "cachedir", "ir", "profiles", "version", "frontend"},
+    "frontend": {"diagnostics", "cachedir", "digests", "ir", "profiles", "version", "frontend"},
     "passes": {"diagnostics", "ir", "profiles", "passes"},
     "backends": {"diagnostics", "cachedir", "digests", "ir", "profiles", "version", "backends"},
 }

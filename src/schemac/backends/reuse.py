@@ -264,6 +264,9 @@ class FileReuse(FragmentStore, Protocol):
 #: Values read by many files, whose encodings a run remembers (small ones are
 #: encoded again: remembering every node would cost more than it saves).
 _REMEMBERED = frozenset({NativeFunction, Resolution})
+#: Remembered values that may carry a source key: one that does is encoded as
+#: that key, not walked (Note [Functions keyed by their source] in ir/native.py).
+_SOURCE_KEYED = frozenset({NativeFunction, Resolution})
 
 _Encode = Callable[[Any, list[str]], None]
 
@@ -471,7 +474,22 @@ class Fingerprints:
                 pinned.append(value)
             out.append(found)
 
-        return remembered
+        if kind not in _SOURCE_KEYED:
+            return remembered
+
+        def by_source(value: Any, out: list[str]) -> None:
+            found = memo.get(id(value))
+            if found is None:
+                source = value.source_key
+                if source is None:
+                    remembered(value, out)
+                    return
+                # "@", not "#": a source key never equals a walked encoding's digest.
+                found = memo[id(value)] = "\x01@" + source
+                pinned.append(value)
+            out.append(found)
+
+        return by_source
 
 
 def _fields_getter(fields: tuple[str, ...]) -> Callable[[object], tuple[Any, ...]]:

@@ -37,8 +37,9 @@ from schemac.frontend.native_fields import (
     split_pieces,
 )
 from schemac.frontend.schema_parser import SchemaParser
+from schemac.frontend.source_keys import entries_keyable, entry_source_key
 from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
-from schemac.ir.native import DeviceCheck, NativeFunction, Variant
+from schemac.ir.native import DeviceCheck, NativeFunction, Variant, set_loaded_key
 from schemac.ir.schema import FunctionSchema
 
 NATIVE_KEYS = (
@@ -92,12 +93,15 @@ def load_native_functions(
         failed.unnamed = True  # an item that is not a mapping
     functions: list[NativeFunction] = []
     first_line: dict[str, int] = {}
+    keyed = entries_keyable(doc)
     for node in entries:
         function = _load_entry(doc.file, node, parser, valid_tags, sink)
         if function is None:
             if failed is not None:
                 failed.add_schema_text(_schema_text(node))
             continue
+        if keyed:
+            set_loaded_key(function, entry_source_key(doc, node))
         key = f"{function.namespace}::{function.name}"
         if key in first_line:
             sink.error(

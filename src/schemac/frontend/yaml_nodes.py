@@ -84,7 +84,7 @@ def _untracked_paths(composer: BaseResolver) -> None:
 try:
     from yaml._yaml import CParser
 
-    _POSITIONS_IN_BYTES = True
+    POSITIONS_IN_BYTES = True
 
     class _Composer(CParser, _DeferredResolver):
         def __init__(self, stream: str, *, track_paths: bool = False) -> None:
@@ -94,7 +94,7 @@ try:
                 _untracked_paths(self)
 
 except ImportError:  # PyYAML built without libyaml
-    _POSITIONS_IN_BYTES = False
+    POSITIONS_IN_BYTES = False
     from yaml.composer import Composer
     from yaml.parser import Parser
     from yaml.reader import Reader
@@ -196,7 +196,7 @@ def parse_yaml_text(text: str, file: str) -> tuple[YamlDocument | None, list[Dia
 def _character_diagnostic(file: str, text: str, error: yaml.reader.ReaderError) -> Diagnostic:
     """A character YAML does not allow in a file (a control character), where it is."""
     position = error.position if isinstance(error.position, int) else 0
-    if _POSITIONS_IN_BYTES:  # libyaml counts UTF-8 bytes, PyYAML's reader characters
+    if POSITIONS_IN_BYTES:  # libyaml counts UTF-8 bytes, PyYAML's reader characters
         position = len(text.encode("utf-8")[: max(position, 0)].decode("utf-8", "ignore"))
     position = min(max(position, 0), len(text))
     line = text.count("\n", 0, position) + 1

@@ -17,7 +17,7 @@ import attrs
 from schemac.diagnostics import NO_FIELD_SPANS, NO_SPAN, FieldSpans, Span, as_field_spans
 from schemac.ir.names import OperatorName
 from schemac.ir.schema import Argument, FunctionSchema
-from schemac.ir.slots import Views
+from schemac.ir.slots import SourceKeyed, set_source_key
 
 _SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
 
@@ -67,11 +67,56 @@ class Precompute:
     span: Span = _SPAN
 
 
-class _FunctionViews(Views):
-    """The slot of a function's view test (Note [IR classes without __getattr__])."""
+class _FunctionViews(SourceKeyed):
+    """The slot of a function's view test (Note [IR classes without __getattr__]),
+    beside that of its source key (Note [Functions keyed by their source])."""
 
     __slots__ = ("_is_view_op",)
     _is_view_op: bool
+
+
+def set_loaded_key(function: NativeFunction, key: str) -> None:
+    """Record that ``function`` is exactly what loading the entry ``key`` names gives.
+
+    Note [Functions keyed by their source]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    Every key of a re-run (Note [File reuse] in ``backends/reuse.py``) encodes
+    the functions it covers, and encoding a function walks its schema, its
+    arguments and their types: ~60 ms a run for torch's 2,600 loaded functions,
+    on an edit's critical path.  But loading an entry is, spans aside (which
+    fingerprints skip), a pure function of the entry's text and the column it
+    starts at, given schemac's code and options (which every key covers through
+    the run key): no other entry, no other file changes a loaded function's
+    compared fields (tags.yaml only adds errors, and a run with errors keeps no
+    state).  So the loader records a digest of those (its *source key*) on
+    each function it makes, and the fingerprints encode such a function as that
+    digest instead of walking it.  The key stays exact: equal source keys mean
+    equal functions, and any edit of the entry's text changes the digest; lines
+    inserted above it do not, as they do not change its walked encoding.
+
+    Only the loader sets it, on functions it has just made, and only when
+    nothing outside the entry's text can change what it composes to: the file
+    has no YAML anchor (so no alias can reach into another entry) and no
+    directive (``%TAG`` changes what a tag means), and its marks index the
+    text (CPython's C YAML parser counts bytes: the text must be ASCII).  It
+    lives in a slot outside the attrs fields, so ``attrs.evolve``, copies and
+    pickles (all through ``__init__``) make functions without one: a function a
+    pass changed is walked as before, unless the pass says how the new value
+    follows from a keyed one (:func:`derive_source_key`): the resolution pass
+    does for the implicit tags it adds and for each function's resolution,
+    which it computes from the function alone.
+    """
+    set_source_key(function, key)
+
+
+def derive_source_key(old: SourceKeyed, new: SourceKeyed, change: str) -> None:
+    """Give ``new`` a source key if ``old`` has one and ``new`` is exactly what
+    ``change`` (a pass's description of what it did, with every value it used)
+    makes of ``old``, and nothing else.  Equal old keys and equal changes then
+    still mean equal values."""
+    key = old.source_key
+    if key is not None:
+        set_source_key(new, f"{key}+{len(change)}:{change}")
 
 
 @attrs.frozen

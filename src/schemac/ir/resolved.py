@@ -23,6 +23,7 @@ from schemac.ir.dispatch import (
     COMPOSITE_IMPLICIT_NESTED,
 )
 from schemac.ir.frozen import FrozenMap
+from schemac.ir.slots import SourceKeyed
 
 #: The C++ namespace a kernel lives in when its name has no ``ns::`` prefix.
 DEFAULT_KERNEL_NAMESPACE = "at::native"
@@ -55,7 +56,7 @@ _COMPOSITE_IMPLICIT_ONLY = (
 
 
 @attrs.frozen
-class Resolution:
+class Resolution(SourceKeyed):
     """The resolved dispatch table of one function and the facts derived from it."""
 
     dispatch: DispatchTable

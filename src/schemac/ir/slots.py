@@ -39,3 +39,26 @@ class Views:
         # Positional, in field order: each class using this has no keyword-only field.
         cls = type(self)
         return cls, tuple([getattr(self, field.name) for field in attrs.fields(cls)])  # type: ignore[arg-type]
+
+
+class SourceKeyed(Views):
+    """A slot for the value's source key (Note [Functions keyed by their source]
+    in :mod:`schemac.ir.native`): outside the attrs fields, so ``attrs.evolve``,
+    copies and pickles (all through ``__init__``) make values without one."""
+
+    __slots__ = ("_source_key",)
+    _source_key: str
+
+    @property
+    def source_key(self) -> str | None:
+        """The digest of what this value was made from, if a loader or pass said;
+        None for a value made any other way."""
+        try:
+            return self._source_key
+        except AttributeError:
+            return None
+
+
+def set_source_key(value: SourceKeyed, key: str) -> None:
+    """Record that ``value`` is exactly what ``key`` says it was made from."""
+    object.__setattr__(value, "_source_key", key)

@@ -40,7 +40,7 @@ from schemac.ir.evolve import field_replacer
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName, OperatorName
-from schemac.ir.native import NativeFunction
+from schemac.ir.native import NativeFunction, derive_source_key
 from schemac.ir.resolved import DEFAULT_KERNEL_NAMESPACE, DispatchTable, Kernel, Resolution
 from schemac.ir.schema import FunctionSchema
 from schemac.ir.types import BaseTy, Type, is_like
@@ -100,7 +100,10 @@ class ResolveDispatch(Pass):
             f = implicit.add(f)
             check_function(f, base_names, sink, rules)
             functions.append(f)
-            resolutions.append((f.func.name, resolve_function(f, sink)))
+            resolution = resolve_function(f, sink)
+            # Note [Functions keyed by their source]: made from the function alone.
+            derive_source_key(f, resolution, "resolution")
+            resolutions.append((f.func.name, resolution))
         ctx.finish(sink, PassError)
         return attrs.evolve(module, functions=tuple(functions), resolutions=FrozenMap(resolutions))
 
@@ -134,7 +137,12 @@ class _ImplicitTags:
             added += ("out",)
         if self._inplace and func.name.name.inplace and "inplace" not in tags:
             added += ("inplace",)
-        return self._replace_tags(f, tags + added) if added else f
+        if not added:
+            return f
+        tagged = self._replace_tags(f, tags + added)
+        # Note [Functions keyed by their source]: the tags added are the whole change.
+        derive_source_key(f, tagged, "tags+" + ",".join(added))
+        return tagged
 
 
 def resolve_function(f: NativeFunction, sink: DiagnosticSink) -> Resolution:

@@ -1,0 +1,148 @@
+"""Source keys of loaded functions (Note [Functions keyed by their source] in ir/native.py).
+
+A function's fingerprint is its source key when it has one, so a key that two
+different functions could share would leave a stale file after an edit: these
+tests check that equal keys mean equal functions (on every entry of torch's
+file), that every edit of an entry's text changes its key, and that the key
+is withheld wherever something outside the entry could change what it loads to.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+from pathlib import Path
+
+import attrs
+import pytest
+
+from schemac.backends.reuse import Fingerprints
+from schemac.frontend.loader import load_module
+from schemac.frontend.torch_paths import TorchYamlPaths
+from schemac.ir.module import Module
+from schemac.passes.manager import run_pipeline
+
+ENTRIES = """\
+- func: scale(Tensor self, Scalar factor=1) -> Tensor
+  variants: function, method
+  dispatch:
+    CPU: scale_cpu
+
+- func: blend(Tensor self, Tensor other) -> Tensor
+  tags: pointwise
+"""
+
+
+def _load(tmp_path: Path, text: str, name: str = "native_functions.yaml") -> Module:
+    path = tmp_path / name
+    path.write_text(text)
+    return load_module(path)
+
+
+def _keys(module: Module) -> list[str | None]:
+    return [f.source_key for f in module.functions]
+
+
+def test_every_loaded_function_has_a_key_that_lines_above_do_not_change(tmp_path: Path) -> None:
+    first = _load(tmp_path, ENTRIES)
+    keys = _keys(first)
+    assert all(keys) and len(set(keys)) == 2
+    moved = _load(tmp_path, "# a comment\n\n" + ENTRIES, "moved.yaml")
+    assert _keys(moved) == keys
+    assert list(moved.functions) == list(first.functions)
+
+
+def test_an_edit_changes_only_its_entrys_key(tmp_path: Path) -> None:
+    keys = _keys(_load(tmp_path, ENTRIES))
+    for old, new in [
+        ("factor=1", "factor=2"),
+        ("function, method", "function"),
+        ("CPU: scale_cpu", "CPU: scale_cpu2"),
+        ("CPU: scale_cpu", "CPU, CUDA: scale_cpu"),
+    ]:
+        edited = _keys(_load(tmp_path, ENTRIES.replace(old, new), "edited.yaml"))
+        assert edited[0] != keys[0] and edited[1] == keys[1], (old, new)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # An anchor: an alias elsewhere could make an entry load to another's value.
+        ENTRIES + "- func: alias(Tensor self) -> Tensor\n  dispatch: &table\n    CPU: k\n",
+        "%YAML 1.1\n---\n" + ENTRIES,  # a directive
+        "# \u00e9\n" + ENTRIES,  # not ASCII: the C parser's marks count bytes
+    ],
+    ids=["anchor", "directive", "non-ascii"],
+)
+def test_no_keys_where_an_entry_may_load_from_outside_its_text(tmp_path: Path, text: str) -> None:
+    module = _load(tmp_path, text)
+    assert module.functions and _keys(module) == [None] * len(module.functions)
+
+
+def test_changed_copies_have_no_key(tmp_path: Path) -> None:
+    f = _load(tmp_path, ENTRIES).functions[0]
+    assert f.source_key is not None
+    assert attrs.evolve(f, structured=False).source_key is None
+    assert copy.copy(f).source_key is None
+    assert pickle.loads(pickle.dumps(f)).source_key is None
+
+
+def test_the_implicit_tags_of_the_resolution_pass_keep_a_derived_key(tmp_path: Path) -> None:
+    loaded = _load(tmp_path, ENTRIES)
+    (tmp_path / "tags.yaml").write_text(
+        "- tag: pt2_compliant_tag\n  desc: d\n- tag: pointwise\n  desc: d\n"
+    )
+    tagged = run_pipeline(load_module(tmp_path / "native_functions.yaml", tmp_path / "tags.yaml"))
+    for before, after in zip(loaded.functions, tagged.module.functions, strict=True):
+        assert "pt2_compliant_tag" in after.tags and before.source_key is not None
+        assert after.source_key not in (None, before.source_key)
+    untagged = run_pipeline(loaded).module  # no tags.yaml: nothing added, the same objects
+    assert _keys(untagged) == _keys(loaded)
+
+
+def test_a_resolution_is_keyed_by_its_function(tmp_path: Path) -> None:
+    """resolve_function reads the function alone: its result gets a key derived
+    from the function's, and a copy of it none."""
+    module = run_pipeline(_load(tmp_path, ENTRIES)).module
+    again = run_pipeline(_load(tmp_path, "\n" + ENTRIES, "again.yaml")).module
+    for f in module.functions:
+        resolution = module.resolutions[f.func.name]
+        assert resolution.source_key not in (None, f.source_key)
+        assert again.resolutions[f.func.name].source_key == resolution.source_key
+        assert pickle.loads(pickle.dumps(resolution)).source_key is None
+        assert Fingerprints().of(resolution) != Fingerprints().of(attrs.evolve(resolution))
+    edited = run_pipeline(_load(tmp_path, ENTRIES.replace("scale_cpu", "scale_k"), "e.yaml"))
+    name = module.functions[0].func.name
+    assert edited.module.resolutions[name].source_key != module.resolutions[name].source_key
+
+
+def test_a_keyed_function_is_fingerprinted_by_its_key(tmp_path: Path) -> None:
+    one = _load(tmp_path, ENTRIES).functions[0]
+    two = _load(tmp_path, "\n" + ENTRIES, "two.yaml").functions[0]
+    walked = attrs.evolve(one)  # equal, made without a key
+    assert one == two == walked and walked.source_key is None
+    assert Fingerprints().of(one) == Fingerprints().of(two)
+    assert Fingerprints().of(one) != Fingerprints().of(walked)
+    edited = _load(tmp_path, ENTRIES.replace("factor=1", "factor=2"), "e.yaml").functions[0]
+    assert Fingerprints().of(edited) != Fingerprints().of(one)
+
+
+def test_equal_keys_mean_equal_functions_on_torchs_file(
+    torch_module: Module, torch_paths: TorchYamlPaths, tmp_path: Path
+) -> None:
+    """Each sampled entry of torch's file, loaded alone from its own text (at its
+    column, in a file of its own), gives the key and the function the whole file
+    gave it: nothing else of the file went into either."""
+    text = Path(torch_paths.native_functions).read_text()
+    starts = [i for i in range(len(text)) if text.startswith("- func:", i) and text[i - 1] == "\n"]
+    assert len(starts) == len(torch_module.functions)
+    ends = [*starts[1:], len(text)]
+    sample = random.Random(16).sample(range(len(starts)), 150)
+    pieces = "".join(text[starts[i] : ends[i]] for i in sorted(sample))
+    alone = _load(tmp_path, pieces)
+    whole = [torch_module.functions[i] for i in sorted(sample)]
+    assert all(f.source_key for f in whole)
+    for mine, theirs in zip(alone.functions, whole, strict=True):
+        assert mine == theirs
+        assert mine.source_key == theirs.source_key, mine.name
