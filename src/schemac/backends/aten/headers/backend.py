@@ -132,10 +132,7 @@ def _per_key(
     """Every key's ``ops/<op>_<key>_dispatch.h``, one group per root name
     (Note [File groups]: ~1,300 keys for torch's 3,370 files), then each key's
     ``<key>Functions.h`` and ``_inl.h``."""
-    declared = {
-        key: dispatch_keys.declared_by_root(module, catalog, key, index)
-        for key in dispatch_keys.HEADER_KEYS
-    }
+    declared = dispatch_keys.declared_by_keys(module, catalog, dispatch_keys.HEADER_KEYS, index)
     by_root: dict[str, list[tuple[str, list[Entry]]]] = {}
     for key, roots in declared.items():
         for root, entries in roots.items():
