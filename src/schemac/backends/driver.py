@@ -451,26 +451,25 @@ class _Emission:
 
     def _add_group(self, backend: str, target: str, group: DeferredGroup, rank: int) -> None:
         """Note [File groups]: one key for the group's files, each kept or rendered."""
-        files = group.files
         checked = self._checked
-        for file in files:
-            if file.render not in checked:
-                check_render(file)
-                checked.add(file.render)
+        for index, render in enumerate(group.renders):
+            if render not in checked:
+                check_render(group.file(index))
+                checked.add(render)
         reuse = self.reuse
         if reuse is None:
-            for file in files:
+            for file in group.files:
                 self._stamp(file.made(), target, backend, rank)
             return
         unit = self._unit_name(target, backend)
-        kept = reuse.keep_group(
-            unit, [f.path for f in files], self.fingerprints.group_key(backend, group)
-        )
-        for file, keep in zip(files, kept, strict=True):
+        paths = group.paths
+        kept = reuse.keep_group(unit, paths, self.fingerprints.group_key(backend, group))
+        span = group.span
+        for index, keep in enumerate(kept):
             if keep:
-                self._keep(GeneratedFile(file.path, "", target, file.span, backend), unit, rank)
+                self._keep(GeneratedFile(paths[index], "", target, span, backend), unit, rank)
             else:
-                self._stamp(file.made(), target, backend, rank)
+                self._stamp(group.file(index).made(), target, backend, rank)
 
     def _stamp(self, file: GeneratedFile, target: str, backend: str, rank: int) -> None:
         # Direct construction: attrs.evolve introspects the fields per call.
