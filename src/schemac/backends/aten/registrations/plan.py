@@ -157,13 +157,16 @@ class PlanIndex:
     @classmethod
     def of(cls, module: Module) -> PlanIndex:
         members: dict[OperatorName, _Member] = {}
+        # The maps' pairs, not the Mapping protocol: a Python call per key and
+        # lookup otherwise, for every function of every run that plans.
+        resolutions = dict(module.resolutions.items_)
         for f in module.functions:
-            resolution = module.resolutions.get(f.func.name)
+            resolution = resolutions.get(f.func.name)
             members[f.func.name] = _Member(
                 function=f,
                 resolution=resolution,
                 kind=f.func.kind(),
-                kernels={} if resolution is None else dict(resolution.dispatch),
+                kernels={} if resolution is None else dict(resolution.dispatch.items_),
                 has_composite_kernel=resolution is not None and resolution.has_composite_kernel,
             )
         items = []
