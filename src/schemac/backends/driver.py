@@ -464,12 +464,19 @@ class _Emission:
         unit = self._unit_name(target, backend)
         paths = group.paths
         kept = reuse.keep_group(unit, paths, self.fingerprints.group_key(backend, group))
-        span = group.span
+        span, add, listed = group.span, self.output.add, self.kept
+        made = self.made if self._keep_all else None
         for index, keep in enumerate(kept):
-            if keep:
-                self._keep(GeneratedFile(paths[index], "", target, span, backend), unit, rank)
-            else:
+            if not keep:
                 self._stamp(group.file(index).made(), target, backend, rank)
+                continue
+            # _keep, inline: a call less for each of the thousands of files kept.
+            path = paths[index]
+            placeholder = GeneratedFile(path, "", target, span, backend)
+            if add(placeholder, rank):
+                listed.append((path, unit))
+            if made is not None:
+                made.append((rank, placeholder))
 
     def _stamp(self, file: GeneratedFile, target: str, backend: str, rank: int) -> None:
         # Direct construction: attrs.evolve introspects the fields per call.
