@@ -44,6 +44,7 @@ from schemac.rebuild.reuse import (
     current_digests,
     file_intact,
     file_key,
+    files_intact,
     read_previous,
     reusable_files,
     slice_key,
@@ -211,20 +212,13 @@ class Recording:
         """:class:`~schemac.backends.reuse.FileReuse`: :meth:`keep` for the files
         of a group, whose local key covers their paths (Note [File groups]):
         one file key for all of them."""
-        entry = (unit, local, True)
-        locals_ = self._locals
-        for path in paths:
-            locals_[path] = entry
+        self._locals.update(dict.fromkeys(paths, (unit, local, True)))
         previous = self._previous
         if previous is None:
             return [False] * len(paths)
         key = file_key(self._file_context(unit), "", local)
-        keys, out = self._keys, self._out
-        kept = []
-        for path in paths:
-            keys[path] = key
-            kept.append(file_intact(previous, out, unit, path, key))
-        return kept
+        self._keys.update(dict.fromkeys(paths, key))
+        return files_intact(previous, self._out, unit, paths, key)
 
     def _file_context(self, unit: str) -> str:
         # A file's context is its target's (Note [File reuse]).

@@ -12,7 +12,13 @@ from pathlib import Path
 import pytest
 
 from schemac.backends.aten.registrations.keys import key_traits
-from schemac.backends.aten.registrations.plan import PlanIndex, WrapperKind, may_plan, plan_key
+from schemac.backends.aten.registrations.plan import (
+    PlanIndex,
+    WrapperKind,
+    may_plan,
+    plan_key,
+    plan_keys,
+)
 from schemac.backends.aten.registrations.register_key import PACKAGE, register_key_files
 from schemac.backends.aten.registrations.translate import TranslationError, convert
 from schemac.backends.aten.signatures import cxx_types as C
@@ -189,8 +195,8 @@ def test_a_plan_reads_only_the_key_of_its_traits(module: Module, key: str) -> No
     "key", ["CPU", "CUDA", "MPS", "Meta", "CompositeExplicitAutogradNonFunctional"]
 )
 def test_candidates_are_the_items_may_plan_admits(module: Module, key: str) -> None:
-    """PlanIndex.candidates (the registration slices' and plan_key's items) sorts
-    items by kernel key for plain keys: the same items as may_plan, in module order."""
+    """PlanIndex.candidates (the registration slices' items) sorts
+    items by their may_keys: the same items as may_plan, in module order."""
     index = PlanIndex.of(module)
     traits = key_traits(key)
     expected = tuple(item for item in index.items if may_plan(item, traits))
@@ -198,3 +204,18 @@ def test_candidates_are_the_items_may_plan_admits(module: Module, key: str) -> N
     assert (key == "MPS") == (expected == ())  # no toy kernel for MPS
     # Meta admits items without a Meta kernel (the structured group, fill_'s stub).
     assert key != "Meta" or len(expected) > sum(key in i.kernel_keys for i in index.items)
+
+
+def test_keys_planned_together_are_planned_as_each_alone(module: Module) -> None:
+    """plan_keys walks the listing once for several keys (the headers' eleven):
+    each key's items, in order, are plan_key's, and each is asked of may_plan."""
+    keys = ["CPU", "CUDA", "Meta", "CompositeExplicitAutogradNonFunctional", "XPU", "CPU"]
+    together = plan_keys(module, [key_traits(k) for k in keys], PlanIndex.of(module))
+    assert together == [plan_key(module, key_traits(k)) for k in keys]
+    assert together[0] is together[-1]  # one plan per key
+    assert any(together) and not together[4]  # no XPU kernel in the library
+    index = PlanIndex.of(module)
+    for key in keys:
+        traits = key_traits(key)
+        planned = {id(p.source) for p in plan_key(module, traits, index)}
+        assert planned <= {id(i) for i in index.items if may_plan(i, traits)}

@@ -123,7 +123,7 @@ def test_a_groups_key_covers_each_files_path_render_and_inputs() -> None:
     # Note [File groups]: a group's files are kept on one key, so it must change
     # with anything any one file's own key would have changed with.
     def key(*files: Deferred, backend: str = "be") -> str:
-        return Fingerprints().group_key(backend, DeferredGroup(files))
+        return Fingerprints().group_key(backend, DeferredGroup.of(files))
 
     a = Deferred("a.h", _render, _Node("add", frozenset({"core"})))
     b = Deferred("b.h", _render, ("x", 1))
@@ -140,8 +140,21 @@ def test_a_groups_key_covers_each_files_path_render_and_inputs() -> None:
     ]
     assert base not in variants and len(set(variants)) == len(variants)
     # Neither what the run fixes (the context) nor positions count.
-    assert (
-        key(Deferred("a.h", _render, a.inputs, "another context", Span("y", 2, 1, 2, 2)), b) == base
+    elsewhere = DeferredGroup(
+        ("a.h", "b.h"),
+        (_render, _render),
+        (a.inputs, b.inputs),
+        "another context",
+        Span("y", 2, 1, 2, 2),
     )
+    assert Fingerprints().group_key("be", elsewhere) == base
+    # A group's files share its context and span, and are made as its Deferred files.
+    assert DeferredGroup.of((a, b)).files == (a, b)
+    assert [f.made().text for f in elsewhere.files] == [
+        f"another context:{a.inputs}",
+        "another context:('x', 1)",
+    ]
+    with pytest.raises(ValueError, match="share one context"):
+        DeferredGroup.of((a, Deferred("b.h", _render, ("x", 1), "another context")))
     # A group of one file is not that file's own key: the two never meet in a record.
     assert key(a) != Fingerprints().local_key("be", a)

@@ -451,26 +451,32 @@ class _Emission:
 
     def _add_group(self, backend: str, target: str, group: DeferredGroup, rank: int) -> None:
         """Note [File groups]: one key for the group's files, each kept or rendered."""
-        files = group.files
         checked = self._checked
-        for file in files:
-            if file.render not in checked:
-                check_render(file)
-                checked.add(file.render)
+        for index, render in enumerate(group.renders):
+            if render not in checked:
+                check_render(group.file(index))
+                checked.add(render)
         reuse = self.reuse
         if reuse is None:
-            for file in files:
+            for file in group.files:
                 self._stamp(file.made(), target, backend, rank)
             return
         unit = self._unit_name(target, backend)
-        kept = reuse.keep_group(
-            unit, [f.path for f in files], self.fingerprints.group_key(backend, group)
-        )
-        for file, keep in zip(files, kept, strict=True):
-            if keep:
-                self._keep(GeneratedFile(file.path, "", target, file.span, backend), unit, rank)
-            else:
-                self._stamp(file.made(), target, backend, rank)
+        paths = group.paths
+        kept = reuse.keep_group(unit, paths, self.fingerprints.group_key(backend, group))
+        span, add, listed = group.span, self.output.add, self.kept
+        made = self.made if self._keep_all else None
+        for index, keep in enumerate(kept):
+            if not keep:
+                self._stamp(group.file(index).made(), target, backend, rank)
+                continue
+            # _keep, inline: a call less for each of the thousands of files kept.
+            path = paths[index]
+            placeholder = GeneratedFile(path, "", target, span, backend)
+            if add(placeholder, rank):
+                listed.append((path, unit))
+            if made is not None:
+                made.append((rank, placeholder))
 
     def _stamp(self, file: GeneratedFile, target: str, backend: str, rank: int) -> None:
         # Direct construction: attrs.evolve introspects the fields per call.

@@ -124,9 +124,48 @@ class DeferredGroup:
     An edit of any input of the group renders every file of it: a few files
     too many (the family's ``_dispatch.h`` of a key that does not declare the
     edited function), each compared with OUT and left alone if unchanged.
+
+    A group is its files' parts side by side (paths, render functions,
+    inputs), with one context and span for all, not a tuple of
+    :class:`Deferred`: after an edit nearly every group is kept, and a
+    :class:`Deferred` built for each of its files (7,574 on torch's headers)
+    was then read for its path and inputs only.  :meth:`file` makes one for a
+    file that is rendered.
     """
 
-    files: tuple[Deferred, ...]
+    paths: tuple[str, ...]
+    #: ``render(context, inputs) -> text`` of each file: module-level functions.
+    renders: tuple[Callable[[Any, Any], str], ...]
+    #: Every module value each file's text is made from (fingerprinted).
+    inputs: tuple[object, ...]
+    #: What the renders need that the run fixes (not fingerprinted).
+    context: object = attrs.field(default=None, eq=False)
+    span: Span = attrs.field(default=NO_SPAN, eq=False)
+
+    @classmethod
+    def of(cls, files: Sequence[Deferred]) -> DeferredGroup:
+        """The group of ``files``, which share their context and span."""
+        context = files[0].context if files else None
+        span = files[0].span if files else NO_SPAN
+        if any(f.context is not context or f.span != span for f in files):
+            raise ValueError("the files of a group share one context and one span")
+        return cls(
+            tuple(f.path for f in files),
+            tuple(f.render for f in files),
+            tuple(f.inputs for f in files),
+            context,
+            span,
+        )
+
+    def file(self, index: int) -> Deferred:
+        """The ``index``-th file of the group."""
+        return Deferred(
+            self.paths[index], self.renders[index], self.inputs[index], self.context, self.span
+        )
+
+    @property
+    def files(self) -> tuple[Deferred, ...]:
+        return tuple(self.file(index) for index in range(len(self.paths)))
 
 
 def rendered(file: GeneratedFile | Deferred) -> GeneratedFile:
@@ -349,15 +388,14 @@ class Fingerprints:
         head = ["\x01group", "\x01" + backend]
         append = head.append
         names = self._render_names
-        for file in group.files:
-            path = file.path
+        add = self.add
+        for path, render, inputs in zip(group.paths, group.renders, group.inputs, strict=True):
             append(f"{len(path)}:{path}")
-            render = file.render
             name = names.get(render)
             if name is None:
                 name = names[render] = f"\x01{render.__module__}.{render.__qualname__}"
             append(name)
-            self.add(file.inputs, head)
+            add(inputs, head)
         return _digest(head)
 
     def key(self, head: list[str], render: Callable[[Any, Any], object], inputs: object) -> str:

@@ -50,7 +50,7 @@ from schemac.rebuild.state import output_intact, read_state
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Mapping
+    from collections.abc import Callable, Collection, Mapping, Sequence
 
 
 class Previous:
@@ -135,6 +135,25 @@ def file_intact(previous: Previous, out_dir: str, unit: str, path: str, key: str
     if found is None or found[0] != unit or found[1] != key:
         return False
     return output_intact(out_dir, found[2], path)
+
+
+def files_intact(
+    previous: Previous, out_dir: str, unit: str, paths: Sequence[str], key: str
+) -> list[bool]:
+    """:func:`file_intact` of each of ``paths``, all of one key (the files of a
+    group, Note [File groups] in ``schemac.backends.reuse``): one call for the
+    thousands of files an edit keeps."""
+    file_keys = previous.file_keys
+    intact = []
+    for path in paths:
+        found = file_keys.get(path)
+        intact.append(
+            found is not None
+            and found[0] == unit
+            and found[1] == key
+            and output_intact(out_dir, found[2], path)
+        )
+    return intact
 
 
 def slice_key(context: str, local: str) -> str:

@@ -113,17 +113,19 @@ def _per_operator(r: _Renderer, catalog: Catalog) -> Iterator[DeferredGroup]:
     """A family's files, one group (Note [File groups]): its three or four
     files are made from the family (and the module's dispatch keys) alone."""
     keys = _DeclaredKeys(natives.declared_keys(catalog))
+    renders = (_render_ops, _render_function, _render_native)
+    with_meta = (*renders, _render_meta)
     for family in catalog.families:
         root = family.root
         span = family.entries[0].fn.span
-        files = [
-            Deferred(f"{OPS_DIR}/{root}_ops.h", _render_ops, family, r, span),
-            Deferred(f"{OPS_DIR}/{root}.h", _render_function, family, r, span),
-            Deferred(f"{OPS_DIR}/{root}_native.h", _render_native, (family, keys), r, span),
-        ]
+        paths = (f"{OPS_DIR}/{root}_ops.h", f"{OPS_DIR}/{root}.h", f"{OPS_DIR}/{root}_native.h")
+        inputs = (family, family, (family, keys))
         if family.structured_groups:
-            files.append(Deferred(f"{OPS_DIR}/{root}_meta.h", _render_meta, family, r, span))
-        yield DeferredGroup(tuple(files))
+            yield DeferredGroup(
+                (*paths, f"{OPS_DIR}/{root}_meta.h"), with_meta, (*inputs, family), r, span
+            )
+        else:
+            yield DeferredGroup(paths, renders, inputs, r, span)
 
 
 def _per_key(
@@ -132,10 +134,7 @@ def _per_key(
     """Every key's ``ops/<op>_<key>_dispatch.h``, one group per root name
     (Note [File groups]: ~1,300 keys for torch's 3,370 files), then each key's
     ``<key>Functions.h`` and ``_inl.h``."""
-    declared = {
-        key: dispatch_keys.declared_by_root(module, catalog, key, index)
-        for key in dispatch_keys.HEADER_KEYS
-    }
+    declared = dispatch_keys.declared_by_keys(module, catalog, dispatch_keys.HEADER_KEYS, index)
     by_root: dict[str, list[tuple[str, list[Entry]]]] = {}
     for key, roots in declared.items():
         for root, entries in roots.items():
@@ -143,15 +142,10 @@ def _per_key(
     exports = {key: dispatch_export(catalog.profile, key) for key in declared}
     for root, keyed in by_root.items():
         yield DeferredGroup(
-            tuple(
-                Deferred(
-                    dispatch_keys.dispatch_header_path(root, key),
-                    _render_dispatch,
-                    (root, entries, key, exports[key]),
-                    r,
-                )
-                for key, entries in keyed
-            )
+            tuple(dispatch_keys.dispatch_header_path(root, key) for key, _ in keyed),
+            (_render_dispatch,) * len(keyed),
+            tuple((root, entries, key, exports[key]) for key, entries in keyed),
+            r,
         )
     del by_root
     for key, roots in declared.items():

@@ -123,16 +123,22 @@ class Group:
     out: Entry
     inplace: Entry | None = None
     mutable: Entry | None = None
-    #: The meta class when the out= member is a structured kernel.
-    meta: StructuredMeta | None = None
+    #: Whether the out= member is a structured kernel (then :attr:`meta` is its meta class).
+    structured: bool = False
 
     #: What a file made from this group reads (Note [File reuse]): ``meta`` is
     #: computed from the functional and out= functions when ``structured``.
     reuse_fields = ("functional", "out", "inplace", "mutable", "structured")
 
     @property
-    def structured(self) -> bool:
-        return self.meta is not None
+    def meta(self) -> StructuredMeta | None:
+        """The meta class of a structured group, made on first use (and kept by
+        the view table): an edit run that keeps a family's files never asks.  A
+        property, not a cached one: attrs would give the class a ``__getattr__``
+        (Note [IR classes without __getattr__])."""
+        if not self.structured:
+            return None
+        return self.functional.views.structured_meta(self.functional.fn, self.out.fn)
 
     def members(self) -> Iterator[Entry]:
         yield self.functional
@@ -211,11 +217,7 @@ def build_catalog(
             out=entries[grouped.out],
             inplace=None if grouped.inplace is None else entries[grouped.inplace],
             mutable=None if grouped.mutable is None else entries[grouped.mutable],
-            meta=(
-                views.structured_meta(entries[grouped.functional].fn, entries[grouped.out].fn)
-                if grouped.structured
-                else None
-            ),
+            structured=grouped.structured,
         )
 
     by_root: dict[str, list[Entry]] = {}

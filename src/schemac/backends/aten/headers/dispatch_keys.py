@@ -13,12 +13,14 @@ here as is so that declarations and definitions cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, Entry
 from schemac.backends.aten.headers.export_macros import DEFAULT_EXPORT
 from schemac.backends.aten.registrations.keys import key_traits
-from schemac.backends.aten.registrations.plan import PlanIndex, plan_key
+from schemac.backends.aten.registrations.plan import PlanIndex, plan_keys
 from schemac.ir.dispatch import CODEGEN_DISPATCH_KEYS
 from schemac.ir.module import Module
 
@@ -41,11 +43,27 @@ def declared_by_root(
 
     ``index``: the module's plan index, if the caller plans several keys.
     """
+    return declared_by_keys(module, catalog, (key,), index)[key]
+
+
+def declared_by_keys(
+    module: Module, catalog: Catalog, keys: Sequence[str], index: PlanIndex | None = None
+) -> dict[str, dict[str, list[Entry]]]:
+    """:func:`declared_by_root` of each of ``keys``, planned together (:func:`~.plan.plan_keys`)."""
     by_name = catalog.by_name
-    declared: dict[str, list[Entry]] = {}
-    for item in plan_key(module, key_traits(key), index):
-        declared.setdefault(item.root_name, []).extend(by_name[w.name] for w in item.wrappers)
-    return declared
+    result: dict[str, dict[str, list[Entry]]] = {}
+    plans = plan_keys(module, [key_traits(key) for key in keys], index)
+    for key, planned in zip(keys, plans, strict=True):
+        declared: dict[str, list[Entry]] = {}
+        for item in planned:
+            entries = [by_name[w.function.func.name] for w in item.wrappers]
+            found = declared.get(item.root_name)
+            if found is None:
+                declared[item.root_name] = entries
+            else:
+                found += entries
+        result[key] = declared
+    return result
 
 
 @attrs.frozen

@@ -26,16 +26,21 @@ the conformance tests can count registrations without rendering C++.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 
 import attrs
 
 from schemac.backends.aten.registrations.keys import KeyTraits
+from schemac.ir.dispatch import COMPOSITE_EXPLICIT_NON_FUNCTIONAL
 from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Kernel, Resolution
 from schemac.ir.schema import SchemaKind
+
+#: The key whose file also gets in-place stubs and wrappers of every structured
+#: group (:attr:`KeyTraits.is_meta`).
+_META = "Meta"
 
 
 class WrapperKind(enum.Enum):
@@ -111,6 +116,10 @@ class ItemSource:
     #: gets no wrapper from the item (only Meta and the generated
     #: CompositeExplicitAutogradNonFunctional kernels need no kernel of their own).
     kernel_keys: frozenset[str] = attrs.field(init=False, eq=False, repr=False)
+    #: Every key whose file may have wrappers for this item (:func:`may_plan`):
+    #: :attr:`kernel_keys`, Meta for a structured group or an in-place member,
+    #: CompositeExplicitAutogradNonFunctional for a structured group.
+    may_keys: frozenset[str] = attrs.field(init=False, eq=False, repr=False)
 
     #: Every field planning reads (Note [File reuse]): an item is read by the
     #: plan of every key, so its encoding is made once per run and shared.
@@ -119,6 +128,12 @@ class ItemSource:
     def __attrs_post_init__(self) -> None:
         keys = frozenset(key for m in self.members for key in m.kernels)
         object.__setattr__(self, "kernel_keys", keys)
+        generated = []
+        if self.structured or any(m.kind is SchemaKind.inplace for m in self.members):
+            generated.append(_META)
+        if self.structured:
+            generated.append(COMPOSITE_EXPLICIT_NON_FUNCTIONAL)
+        object.__setattr__(self, "may_keys", keys.union(generated) if generated else keys)
 
 
 @attrs.frozen
@@ -138,21 +153,24 @@ class PlanIndex:
     _planned: dict[str, tuple[PlannedItem, ...]] = attrs.field(
         factory=dict, init=False, eq=False, repr=False
     )
-    #: The items with a kernel for each key, in module order (:meth:`candidates`).
-    _by_kernel_key: dict[str, tuple[ItemSource, ...]] | None = attrs.field(
+    #: The items each key may plan, in module order (:meth:`candidates`).
+    _by_may_key: dict[str, tuple[ItemSource, ...]] | None = attrs.field(
         default=None, init=False, eq=False, repr=False
     )
 
     @classmethod
     def of(cls, module: Module) -> PlanIndex:
         members: dict[OperatorName, _Member] = {}
+        # The maps' pairs, not the Mapping protocol: a Python call per key and
+        # lookup otherwise, for every function of every run that plans.
+        resolutions = dict(module.resolutions.items_)
         for f in module.functions:
-            resolution = module.resolutions.get(f.func.name)
+            resolution = resolutions.get(f.func.name)
             members[f.func.name] = _Member(
                 function=f,
                 resolution=resolution,
                 kind=f.func.kind(),
-                kernels={} if resolution is None else dict(resolution.dispatch),
+                kernels={} if resolution is None else dict(resolution.dispatch.items_),
                 has_composite_kernel=resolution is not None and resolution.has_composite_kernel,
             )
         items = []
@@ -176,23 +194,18 @@ class PlanIndex:
     def candidates(self, traits: KeyTraits) -> tuple[ItemSource, ...]:
         """The items :func:`may_plan` admits for ``traits.key``, in module order.
 
-        A run asks this for ~20 keys twice (each registration unit's slice,
-        then its plan): one pass sorting every item under the keys it has a
-        kernel for answers every plain key (for which ``may_plan`` is exactly
-        "has a kernel for it"), instead of a ``may_plan`` call per item and
-        key (~71,000 calls on torch's files).  Meta and
-        CompositeExplicitAutogradNonFunctional admit more and are filtered
-        with ``may_plan`` itself."""
-        if traits.is_meta or traits.is_composite_non_functional:
-            return tuple(item for item in self.items if may_plan(item, traits))
-        by_key = self._by_kernel_key
+        A run asks this for ~20 keys (each registration unit's slice): one pass
+        sorting every item under its :attr:`~ItemSource.may_keys` answers them
+        all, instead of a ``may_plan`` call per item and key (~71,000 calls on
+        torch's files)."""
+        by_key = self._by_may_key
         if by_key is None:
             lists: dict[str, list[ItemSource]] = {}
             for item in self.items:
-                for key in item.kernel_keys:
+                for key in item.may_keys:
                     lists.setdefault(key, []).append(item)
             by_key = {key: tuple(found) for key, found in lists.items()}
-            object.__setattr__(self, "_by_kernel_key", by_key)
+            object.__setattr__(self, "_by_may_key", by_key)
         return by_key.get(traits.key, ())
 
 
@@ -203,17 +216,31 @@ def plan_key(
 
     ``index``: the module's :class:`PlanIndex`, if the caller plans several keys.
     """
+    return plan_keys(module, (traits,), index)[0]
+
+
+def plan_keys(
+    module: Module, traits: Sequence[KeyTraits], index: PlanIndex | None = None
+) -> list[tuple[PlannedItem, ...]]:
+    """:func:`plan_key` of each of ``traits``, the keys not planned yet in one
+    walk of the grouped listing: each item is planned for the keys it
+    :func:`may_plan` among them (the headers plan eleven keys; a walk per key
+    asked each item eleven times about keys most items have no kernel for)."""
     index = PlanIndex.of(module) if index is None else index
-    planned = index._planned.get(traits.key)
-    if planned is not None:
-        return planned
-    items = []
-    for item in index.candidates(traits):
-        wrappers = planned_wrappers(item, traits)
-        if wrappers:
-            items.append(PlannedItem(wrappers[0].function.func.name.name.base, wrappers, item))
-    planned = index._planned[traits.key] = tuple(items)
-    return planned
+    planned = index._planned
+    todo = {t.key: t for t in traits if t.key not in planned}
+    if todo:
+        found: dict[str, list[PlannedItem]] = {key: [] for key in todo}
+        wanted = frozenset(todo)
+        for item in index.items:
+            for key in item.may_keys & wanted:
+                wrappers = planned_wrappers(item, todo[key])
+                if wrappers:
+                    root = wrappers[0].function.func.name.name.base
+                    found[key].append(PlannedItem(root, wrappers, item))
+        for key, items in found.items():
+            planned[key] = tuple(items)
+    return [planned[t.key] for t in traits]
 
 
 def may_plan(item: ItemSource, traits: KeyTraits) -> bool:
@@ -226,12 +253,8 @@ def may_plan(item: ItemSource, traits: KeyTraits) -> bool:
     and a structured group's own kernel); Meta and
     CompositeExplicitAutogradNonFunctional also from every structured group
     (:func:`_structured_group`), Meta from every in-place member
-    (:func:`_needs_inplace_meta_stub`)."""
-    if traits.key in item.kernel_keys:
-        return True
-    if traits.is_meta:
-        return item.structured or any(m.kind is SchemaKind.inplace for m in item.members)
-    return traits.is_composite_non_functional and item.structured
+    (:func:`_needs_inplace_meta_stub`): :attr:`ItemSource.may_keys`."""
+    return traits.key in item.may_keys
 
 
 def planned_wrappers(item: ItemSource, traits: KeyTraits) -> tuple[Wrapper, ...]:

@@ -80,8 +80,8 @@ def registration_slice(module: Module, options: EmitOptions) -> object:
     and helpers (the key and the release profile), the view cache (a pure
     function of each schema) and the banner's provenance (the path of
     ``native_functions.yaml`` and the release).  ``plan_key`` reads an item
-    only if :func:`~.plan.may_plan` says so (both take the items from
-    :meth:`~.plan.PlanIndex.candidates`): for a plain key, the items with
+    only if :func:`~.plan.may_plan` says so (both read
+    :attr:`~.plan.ItemSource.may_keys`): for a plain key, the items with
     a kernel for it (``RegisterCUDA.cpp`` never sees a
     ``CompositeImplicitAutograd`` operator); Meta also every structured group
     and in-place function, CompositeExplicitAutogradNonFunctional every
