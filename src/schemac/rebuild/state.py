@@ -83,6 +83,7 @@ def write_state(
     fragments: Sequence[Segment] | None = None,
     fragments_base: tuple[int, int, int, int] | None = None,
     slices: Mapping[str, str] | None = None,
+    input_digests: Mapping[str, str] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -105,6 +106,8 @@ def write_state(
     ``fragments_base``: the stat of its base as the compile checked it, which
     the record vouches for if the base still has it and it is not racy (Note
     [A settled base goes unhashed]).
+    ``input_digests``: digests of inputs the caller took already (and checked
+    against what the compile read), recorded as they are, not hashed again.
     """
     import tempfile
 
@@ -133,6 +136,7 @@ def write_state(
             units or {},
             unchanged or {},
             slices or {},
+            input_digests or {},
         )
         if fragments is not None:
             lines = itertools.chain(
@@ -255,10 +259,12 @@ def _lines(
     units: dict[str, str],
     unchanged: Mapping[str, str],
     slices: Mapping[str, str],
+    input_digests: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """The body's lines; raises :class:`_Unrecordable` for what cannot be recorded."""
+    known = input_digests or {}
     for path in sorted(inputs):
-        digest = file_digest(path)
+        digest = known.get(path) or file_digest(path)
         if digest is None or not _recordable(path):
             raise _Unrecordable
         yield (f"in {digest}\t{path}\n")
