@@ -474,6 +474,7 @@ class Recording:
             # more, an input changed since would be recorded as if the compile
             # had read it.
             input_digests=digests,
+            compared=result.compared,
         )
 
     def _slice_keys(self, digests: Mapping[str, str]) -> dict[str, str]:

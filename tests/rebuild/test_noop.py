@@ -549,3 +549,44 @@ def test_write_state_carries_only_settled_records_of_the_same_unit_and_key(
     assert not record({"a.h": stale}, key="other")
     assert record({})
     assert state.up_to_date_files(str(out), lambda: "key") == 1
+
+
+def test_a_compared_file_edited_before_the_record_is_not_recorded_as_intact(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Note [Compared files are recorded as compared]: a file the commit found
+    unchanged (not a kept one) and someone edits before the record, over a tick
+    before it (so it is not racy), is not recorded with its new stat: the next run
+    is not a no-op and repairs it.  (Until session 14 it was: a no-op over a wrong file.)"""
+    import time
+
+    from schemac.backends import driver
+
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out)[:-4], "-t", "headers", "-o", str(out)]
+    assert launcher.main(argv) == 0
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    commit = driver.commit
+    victims: list[Path] = []
+
+    def commit_then_edit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = commit(*args, **kwargs)
+        kept = {p for p, _ in kwargs["kept"]}
+        compared = sorted(p for p in report.unchanged if p not in kept)
+        assert compared, "a rendered file found unchanged"
+        victims.append(out / compared[0])
+        victims[0].write_text(victims[0].read_text() + "// edited after the compare\n")
+        time.sleep(0.05)  # settled when the record is made
+        return report
+
+    monkeypatch.setattr(driver, "commit", commit_then_edit)
+    assert launcher.main(argv) == 0
+    monkeypatch.undo()
+    assert not _is_noop(argv)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    cold = tmp_path / "cold"
+    assert launcher.main([*argv[:-1], str(cold)]) == 0
+    capsys.readouterr()
+    assert contents(out) == contents(cold)

@@ -84,6 +84,7 @@ def write_state(
     fragments_base: tuple[int, int, int, int] | None = None,
     slices: Mapping[str, str] | None = None,
     input_digests: Mapping[str, str] | None = None,
+    compared: Mapping[str, tuple[int, int, int, int]] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -108,6 +109,10 @@ def write_state(
     [A settled base goes unhashed]).
     ``input_digests``: digests of inputs the caller took already (and checked
     against what the compile read), recorded as they are, not hashed again.
+    ``compared``: path -> (size, mtime_ns, ctime_ns, inode) of each generated
+    file the compile found unchanged, as it was when compared; one that
+    changed since is not recorded: nothing is (Note [Compared files are
+    recorded as compared]).
     """
     import tempfile
 
@@ -137,6 +142,7 @@ def write_state(
             unchanged or {},
             slices or {},
             input_digests or {},
+            compared or {},
         )
         if fragments is not None:
             lines = itertools.chain(
@@ -260,8 +266,10 @@ def _lines(
     unchanged: Mapping[str, str],
     slices: Mapping[str, str],
     input_digests: Mapping[str, str] | None = None,
+    compared: Mapping[str, tuple[int, int, int, int]] | None = None,
 ) -> Iterator[str]:
     """The body's lines; raises :class:`_Unrecordable` for what cannot be recorded."""
+    seen = compared or {}
     known = input_digests or {}
     for path in sorted(inputs):
         digest = known.get(path) or file_digest(path)
@@ -291,6 +299,11 @@ def _lines(
         except OSError:
             raise _Unrecordable from None
         if before is not None and not before.startswith(f"out {size} {mtime} {ctime} {inode} "):
+            raise _Unrecordable
+        found = seen.get(relative)
+        if found is not None and found != (size, mtime, ctime, inode):
+            # Changed since the compile compared it: Note [Compared files are
+            # recorded as compared].
             raise _Unrecordable
         digest = "-"
         if max(mtime, ctime) >= racy_from:
@@ -346,6 +359,22 @@ def _lines(
 # (tests/rebuild/test_noop.py, ``test_a_kept_file_edited_while_...``).
 # A racy record (with a digest) takes the path of any other file: stat'ed,
 # checked against the record, and given a digest only if still racy.
+
+# Note [Compared files are recorded as compared]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A generated file the commit found unchanged in OUT was compared, byte for
+# byte, when it was staged, and its stat then read (``Staged.compared``).
+# Until session 14 the record stat'ed it again and wrote what it found: a
+# file edited between the compare and the record, more than a tick before
+# the record was started (so not racy), was recorded with its new stat and
+# no digest, as intact, and the next run was a no-op over a wrong file (the
+# emission of an edit's re-run is ~1 s of such window).  Now the stat found
+# when the record is made must be the one compared, else nothing is
+# recorded, as for a kept file whose record changed: the next run is a full
+# one and repairs the file.  What is left is a file the commit itself wrote
+# and someone edits after its rename and over a tick before the record (the
+# ~10-50 ms of the record's own work): its stat after the rename was never
+# read, so there is nothing to compare with.
 
 
 def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
