@@ -10,11 +10,13 @@ from __future__ import annotations
 import argparse
 import ast
 import inspect
+from pathlib import Path
 
 import attrs
 import pytest
 
 import schemac.cli
+from out_trees import compile_argv
 from schemac.cli import SUBCOMMANDS, build_parser
 
 
@@ -83,3 +85,26 @@ def test_a_command_line_builds_only_its_subcommands_options(
     # No subcommand named first (here --help): every subcommand's options, as before.
     with pytest.raises(AssertionError):
         schemac.cli.main(["--help"])
+
+
+def test_a_compile_leaves_its_ir_to_the_console_scripts_exit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Left to os._exit]: under ``launcher.run`` (which ends in ``os._exit``) a
+    compile hands its IR and its record to the exit instead of freeing them on the
+    way out; an importer calling ``main`` keeps nothing."""
+    from schemac import launcher
+    from schemac.compile_record import Recording
+    from schemac.ir.module import Module
+
+    toy = Path(__file__).resolve().parents[1] / "examples" / "toyops"
+    argv = compile_argv(toy, tmp_path / "out", "schema,cpu")
+    assert launcher._left is None
+    assert launcher.main(argv) == 0
+    launcher.leave_to_exit(object())
+    assert launcher._left is None
+    left: list[object] = []
+    monkeypatch.setattr(launcher, "_left", left)
+    assert launcher.main([*argv[:-1], str(tmp_path / "other")]) == 0
+    assert any(isinstance(value, Module) for value in left)
+    assert any(isinstance(value, Recording) for value in left)

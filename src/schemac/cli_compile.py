@@ -28,6 +28,7 @@ from schemac.cli_paths import output_path, output_paths_problem
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.cli_release import report_warnings, target_release
 from schemac.diagnostics import InputError, SchemacError, printable
+from schemac.launcher import leave_to_exit
 
 if TYPE_CHECKING:
     from schemac.compile_record import Recording
@@ -145,6 +146,7 @@ def _compile(args: argparse.Namespace) -> int:
     finally:
         if recording is not None:
             recording.stop()
+            leave_to_exit(recording)  # Note [Left to os._exit]
 
 
 def _raise_every_problem(
@@ -237,6 +239,9 @@ def _compile_recorded(
             print(printable(line))
     print(printable(report.summary()))
     report_warnings(target, [*host_warnings, *context.warnings, *result.warnings], sys.stderr)
+    # The IR and the files' records, not freed one object at a time on the way
+    # out of the command: Note [Left to os._exit].
+    leave_to_exit(load, pipeline, module, result)
     return 0
 
 

@@ -464,6 +464,11 @@ class Recording:
             fragments=fragments,
             fragments_base=base,
             slices=slices,
+            # Taken above, those the run started from found equal: hashed once
+            # more, an input changed since would be recorded as if the compile
+            # had read it.
+            input_digests=digests,
+            compared=result.compared,
         )
 
     def _slice_keys(self, digests: Mapping[str, str]) -> dict[str, str]:

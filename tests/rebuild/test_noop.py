@@ -351,7 +351,9 @@ def test_a_kept_file_edited_while_the_compile_runs_is_not_trusted(
     toy: Path, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     """A per-operator header kept after an edit (Note [File reuse]) but changed
-    before the state is written: no state vouches for it, the next run repairs it."""
+    before the state is written: no state vouches for what it holds now (its record,
+    if carried, has its old stat: Note [Kept records are carried]), and the next run
+    repairs it."""
     from schemac.backends import driver
 
     out = tmp_path / "out"
@@ -454,3 +456,137 @@ def test_a_new_sibling_of_out_keeps_the_rerun_a_no_op(toy: Path, tmp_path: Path)
     (tmp_path / "build" / "other-tool").mkdir()
     (tmp_path / "build" / "notes.txt").write_text("not schemac's\n")
     assert noop.up_to_date(argv)
+
+
+def _out_line(out: Path, path: str) -> str:
+    (line,) = [x for x in (out / STATE).read_text().split("\n") if x.endswith(f"\t{path}")]
+    return line
+
+
+def test_a_kept_files_settled_record_is_carried_unread(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Note [Kept records are carried]: a kept file whose last record is settled is
+    recorded by that line, not stat'ed again; a change made meanwhile (a chmod: the
+    ctime moves, the size and mtime do not) is not hidden, since the carried line
+    keeps the old ctime: the next run is not a no-op and repairs nothing but what
+    changed."""
+    import time
+
+    from schemac.backends import driver
+
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out)[:-4], "-t", "headers", "-o", str(out)]
+    path = toy / "native_functions.yaml"
+    victim = out / "ATen" / "ops" / "blend.h"
+    assert launcher.main(argv) == 0
+    # The cold run's files were racy when recorded; settled for the next record.
+    time.sleep(0.05)
+    path.write_text(path.read_text() + "\n# a comment: every per-operator header is kept\n")
+    assert launcher.main(argv) == 0
+    settled = _out_line(out, "ATen/ops/blend.h")
+    assert settled.split("\t")[0].split(" ")[5] == "-", settled
+    time.sleep(0.05)
+    path.write_text(path.read_text() + "# another\n")
+    commit = driver.commit
+    before = victim.stat()
+
+    def commit_then_chmod(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = commit(*args, **kwargs)
+        assert ("ATen/ops/blend.h", "headers") in kwargs["kept"]
+        time.sleep(0.02)  # the ctime's clock is coarse
+        victim.chmod(0o600)
+        return report
+
+    monkeypatch.setattr(driver, "commit", commit_then_chmod)
+    assert launcher.main(argv) == 0
+    monkeypatch.undo()
+    after = victim.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert after.st_ctime_ns != before.st_ctime_ns
+    # Recorded as the last run recorded it: the stat it had then.
+    assert _out_line(out, "ATen/ops/blend.h") == settled
+    assert not _is_noop(argv)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    cold = tmp_path / "cold"
+    assert launcher.main([*argv[:-1], str(cold)]) == 0
+    capsys.readouterr()
+    assert contents(out) == contents(cold)
+
+
+def test_write_state_carries_only_settled_records_of_the_same_unit_and_key(
+    tmp_path: Path,
+) -> None:
+    """Note [Kept records are carried], at the record: a settled line of the same
+    unit and file key is written as it was (here its stat no longer matches: the next
+    check will say so); a racy line, or one of another key, is checked against the
+    file, and a mismatch records nothing."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "a.h").write_text("int a;\n")
+    digest = "0" * 64
+
+    def record(unchanged: dict[str, str], key: str = "k") -> bool:
+        return state.write_state(
+            out,
+            "key",
+            inputs=[],
+            directories=[],
+            generated=[("a.h", "headers/h", key)],
+            bookkeeping=[],
+            auxiliary=[],
+            expected=lambda path: b"int a;\n",
+            unchanged=unchanged,
+        )
+
+    stale = "out 7 1 2 3 - headers/h k"
+    assert record({"a.h": stale})
+    assert f"\n{stale}\ta.h\n" in (out / STATE).read_text()
+    assert state.up_to_date_files(str(out), lambda: "key") is None
+    assert not record({"a.h": f"out 7 1 2 3 {digest} headers/h k"})
+    assert not (out / STATE).exists()
+    assert not record({"a.h": stale}, key="other")
+    assert record({})
+    assert state.up_to_date_files(str(out), lambda: "key") == 1
+
+
+def test_a_compared_file_edited_before_the_record_is_not_recorded_as_intact(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Note [Compared files are recorded as compared]: a file the commit found
+    unchanged (not a kept one) and someone edits before the record, over a tick
+    before it (so it is not racy), is not recorded with its new stat: the next run
+    is not a no-op and repairs it.  (Until session 14 it was: a no-op over a wrong file.)"""
+    import time
+
+    from schemac.backends import driver
+
+    out = tmp_path / "out"
+    argv = [*_argv(toy, out)[:-4], "-t", "headers", "-o", str(out)]
+    assert launcher.main(argv) == 0
+    path = toy / "native_functions.yaml"
+    path.write_text(path.read_text() + "\n# a comment\n")
+    commit = driver.commit
+    victims: list[Path] = []
+
+    def commit_then_edit(*args, **kwargs):  # type: ignore[no-untyped-def]
+        report = commit(*args, **kwargs)
+        kept = {p for p, _ in kwargs["kept"]}
+        compared = sorted(p for p in report.unchanged if p not in kept)
+        assert compared, "a rendered file found unchanged"
+        victims.append(out / compared[0])
+        victims[0].write_text(victims[0].read_text() + "// edited after the compare\n")
+        time.sleep(0.05)  # settled when the record is made
+        return report
+
+    monkeypatch.setattr(driver, "commit", commit_then_edit)
+    assert launcher.main(argv) == 0
+    monkeypatch.undo()
+    assert not _is_noop(argv)
+    assert launcher.main(argv) == 0
+    assert _is_noop(argv)
+    cold = tmp_path / "cold"
+    assert launcher.main([*argv[:-1], str(cold)]) == 0
+    capsys.readouterr()
+    assert contents(out) == contents(cold)

@@ -544,6 +544,9 @@ class CompileResult:
     #: path -> SHA-256 of the bytes of the files the stagers wrote or found
     #: unchanged: their ``files`` entries have no text (Note [Texts handed over]).
     digests: Mapping[str, str] = attrs.field(factory=dict)
+    #: path -> the stat of each file the stagers found unchanged, when they
+    #: compared it (``Staged.compared``).
+    compared: Mapping[str, tuple[int, int, int, int]] = attrs.field(factory=dict)
     #: (path, unit) of the files kept as OUT holds them (Note [File reuse],
     #: Note [Unit reuse]); the unit is ``target/backend``.
     kept: tuple[tuple[str, str], ...] = ()
@@ -697,7 +700,13 @@ def _compile_locked(
     timings.append(("write", time.perf_counter() - start))
     digests = {} if staged is None else staged.digests
     result = CompileResult(
-        files, report, tuple(timings), tuple(warnings), digests=digests, kept=tuple(kept)
+        files,
+        report,
+        tuple(timings),
+        tuple(warnings),
+        digests=digests,
+        compared={} if staged is None else staged.compared,
+        kept=tuple(kept),
     )
     if dry_run or (depfile is None and outputs_list is None):
         return result

@@ -83,6 +83,8 @@ def write_state(
     fragments: Sequence[Segment] | None = None,
     fragments_base: tuple[int, int, int, int] | None = None,
     slices: Mapping[str, str] | None = None,
+    input_digests: Mapping[str, str] | None = None,
+    compared: Mapping[str, tuple[int, int, int, int]] | None = None,
 ) -> bool:
     """Record a successful compile into ``out_dir``; False if it could not be recorded.
 
@@ -95,7 +97,9 @@ def write_state(
     recorded, and any older state removed, when a path cannot be written
     down or an input cannot be read: the next run is then a full one.
     ``unchanged``: path -> the last state's ``out`` record of each file this
-    run kept without writing it; one that changed since (an edit while the
+    run kept without writing it (having found it as that record says): a
+    settled one is recorded as it was, unread (Note [Kept records are
+    carried]); of the others, one that changed since (an edit while the
     compile ran) is not recorded as kept: nothing is recorded.
     ``fragments``: the segments of ``OUT/.schemac-fragments`` (Note [Fragment segments]);
     ``slices``: each sliced unit's slice key (Note [Unit slices] in
@@ -103,6 +107,12 @@ def write_state(
     ``fragments_base``: the stat of its base as the compile checked it, which
     the record vouches for if the base still has it and it is not racy (Note
     [A settled base goes unhashed]).
+    ``input_digests``: digests of inputs the caller took already (and checked
+    against what the compile read), recorded as they are, not hashed again.
+    ``compared``: path -> (size, mtime_ns, ctime_ns, inode) of each generated
+    file the compile found unchanged, as it was when compared; one that
+    changed since is not recorded: nothing is (Note [Compared files are
+    recorded as compared]).
     """
     import tempfile
 
@@ -131,6 +141,8 @@ def write_state(
             units or {},
             unchanged or {},
             slices or {},
+            input_digests or {},
+            compared or {},
         )
         if fragments is not None:
             lines = itertools.chain(
@@ -253,10 +265,14 @@ def _lines(
     units: dict[str, str],
     unchanged: Mapping[str, str],
     slices: Mapping[str, str],
+    input_digests: Mapping[str, str] | None = None,
+    compared: Mapping[str, tuple[int, int, int, int]] | None = None,
 ) -> Iterator[str]:
     """The body's lines; raises :class:`_Unrecordable` for what cannot be recorded."""
+    seen = compared or {}
+    known = input_digests or {}
     for path in sorted(inputs):
-        digest = file_digest(path)
+        digest = known.get(path) or file_digest(path)
         if digest is None or not _recordable(path):
             raise _Unrecordable
         yield (f"in {digest}\t{path}\n")
@@ -272,12 +288,22 @@ def _lines(
     for relative, target, file_key in outputs:
         if not _recordable(relative) or " " in target or " " in file_key:
             raise _Unrecordable
+        before = unchanged.get(relative)
+        if before is not None and before.endswith(f" - {target or '-'} {file_key or '-'}"):
+            # Settled when recorded, by this unit under this key: Note [Kept
+            # records are carried].
+            yield f"{before}\t{relative}\n"
+            continue
         try:
             size, mtime, ctime, inode = _stat_fields(os.stat(f"{root}/{relative}"))
         except OSError:
             raise _Unrecordable from None
-        before = unchanged.get(relative)
         if before is not None and not before.startswith(f"out {size} {mtime} {ctime} {inode} "):
+            raise _Unrecordable
+        found = seen.get(relative)
+        if found is not None and found != (size, mtime, ctime, inode):
+            # Changed since the compile compared it: Note [Compared files are
+            # recorded as compared].
             raise _Unrecordable
         digest = "-"
         if max(mtime, ctime) >= racy_from:
@@ -303,6 +329,52 @@ def _lines(
         if digest is None or not _recordable(path):
             raise _Unrecordable
         yield (f"aux {digest}\t{path}\n")
+
+
+# Note [Kept records are carried]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# After an edit most of OUT is kept: ~7,570 of the 7,823 files of torch's
+# -t all are deferred files, kept units' or reused targets' files, each found
+# by this run as the last state's ``out`` record says (``output_intact``: the
+# size, times and inode, and the digest of a racy one) before it was kept.
+# Recording them again stat'ed each one a second time and formatted its line
+# anew, to write the same line: ~35 ms of the record's ~50 ms on the critical
+# path after the commit.  So a kept file whose last record has no digest
+# (its times were settled then) and names the same unit and file key is
+# recorded by that line, as it was, without a stat.
+#
+# Why that is safe: a record is a claim "a file with this size, mtime, ctime
+# and inode holds what its unit meant to write".  A record without a digest
+# was made of a file whose times were a clock tick older than the moment the
+# record was started, and the file was then as intended (the compile wrote or
+# compared it, or found it as an older record says, by the same argument).
+# Any later write, rename over it or ``utime`` sets its ctime to the time of
+# that change, which cannot be set from user space and is later than the
+# recorded one: the claim stays true or stops matching, forever.  The same
+# unit and file key say this run means the same bytes.  So a file edited
+# between this run's check and the record, which used to leave no state, is
+# now described by its old stat: the next no-op check finds the stat changed
+# and runs, and that run renders the file again (its ``keep`` fails on the
+# same stat) and repairs it, as it would have after no state
+# (tests/rebuild/test_noop.py, ``test_a_kept_file_edited_while_...``).
+# A racy record (with a digest) takes the path of any other file: stat'ed,
+# checked against the record, and given a digest only if still racy.
+
+# Note [Compared files are recorded as compared]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# A generated file the commit found unchanged in OUT was compared, byte for
+# byte, when it was staged, and its stat then read (``Staged.compared``).
+# Until session 14 the record stat'ed it again and wrote what it found: a
+# file edited between the compare and the record, more than a tick before
+# the record was started (so not racy), was recorded with its new stat and
+# no digest, as intact, and the next run was a no-op over a wrong file (the
+# emission of an edit's re-run is ~1 s of such window).  Now the stat found
+# when the record is made must be the one compared, else nothing is
+# recorded, as for a kept file whose record changed: the next run is a full
+# one and repairs the file.  What is left is a file the commit itself wrote
+# and someone edits after its rename and over a tick before the record (the
+# ~10-50 ms of the record's own work): its stat after the rename was never
+# read, so there is nothing to compare with.
 
 
 def up_to_date_files(out_dir: str, key: Callable[[], str]) -> int | None:
@@ -399,9 +471,12 @@ def _verified(data: bytes, written: int, key: Callable[[], str]) -> tuple[str, i
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    lines = text.split("\n")
-    first = lines[0].split(" ")
-    if len(first) != 2 or first[0] != "files" or not first[1].isdigit() or lines[-1] != "":
+    # The first line and the last line's end, not a split of the whole body
+    # (~7,900 lines of torch's -t all, split again by every reader).
+    first = text.partition("\n")[0].split(" ")
+    if len(first) != 2 or first[0] != "files" or not first[1].isdigit():
+        return None
+    if not text.endswith("\n"):
         return None
     tick = _COARSE_TICK_NS if written % 1_000_000_000 == 0 else _FINE_TICK_NS
     return text, written - tick

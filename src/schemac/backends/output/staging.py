@@ -52,6 +52,10 @@ class Staged:
     #: for the files an :class:`InlineStager` staged, so that the emitting
     #: process need not keep their texts; empty when staged in line.
     digests: dict[str, str] = attrs.field(factory=dict, eq=False)
+    #: path -> (size, mtime_ns, ctime_ns, inode) of each file found unchanged,
+    #: as it was when compared: the record vouches only for that (Note
+    #: [Compared files are recorded as compared] in ``schemac.rebuild.state``).
+    compared: dict[str, tuple[int, int, int, int]] = attrs.field(factory=dict, eq=False)
 
 
 # Note [Settled files go unhashed]
@@ -86,6 +90,10 @@ def write_new_file(path: str, data: bytes) -> None:
             view = view[os.write(handle, view) :]
     finally:
         os.close(handle)
+
+
+def _stat_fields(info: os.stat_result) -> tuple[int, int, int, int]:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def same_bytes(path: str, data: bytes) -> bool:
@@ -204,6 +212,7 @@ class Stager:
         self._staging = staging
         self._made: set[str] = set()
         self._status: dict[str, str] = {}
+        self._compared: dict[str, tuple[int, int, int, int]] = {}
 
     def add(self, path: str, data: bytes) -> bool:
         """Stage ``data`` for the relative ``path`` unless OUT already has it;
@@ -215,6 +224,7 @@ class Stager:
             info = _same_bytes(destination, data)
             if info is not None:
                 self._status[path] = UNCHANGED
+                self._compared[path] = _stat_fields(info)
                 return _settled(info)
             status = UPDATED if os.path.isfile(destination) else CREATED
         self._status[path] = status
@@ -230,6 +240,7 @@ class Stager:
             info = _same_text(destination, text)
             if info is not None:
                 self._status[path] = UNCHANGED
+                self._compared[path] = _stat_fields(info)
                 return UNHASHED if _settled(info) else text_digest(text)
             status = UPDATED if os.path.isfile(destination) else CREATED
         else:
@@ -268,7 +279,7 @@ class Stager:
         return f"{staging}/{path}"
 
     def result(self) -> Staged:
-        return Staged(self._staging, dict(self._status))
+        return Staged(self._staging, dict(self._status), compared=dict(self._compared))
 
     def discard(self) -> None:
         """Remove the staging directory and everything in it."""
@@ -353,7 +364,7 @@ class InlineStager:
     def result(self) -> Staged:
         self._flush()
         staged = self._stager.result()
-        return Staged(staged.staging, staged.status, self._digests)
+        return Staged(staged.staging, staged.status, self._digests, staged.compared)
 
     def discard(self) -> None:
         """Remove what was staged (a shared directory: its owner removes it)."""
@@ -376,15 +387,16 @@ def merge_staged(first: Staged, second: Staged) -> Staged:
     """
     status = {**first.status, **second.status}
     digests = {**first.digests, **second.digests}
+    compared = {**first.compared, **second.compared}
     if second.staging == first.staging:  # one directory (InlineStager.sibling)
-        return Staged(first.staging, status, digests)
+        return Staged(first.staging, status, digests, compared)
     if second.staging is None:
-        return Staged(first.staging, status, digests)
+        return Staged(first.staging, status, digests, compared)
     if first.staging is None:
-        return Staged(second.staging, status, digests)
+        return Staged(second.staging, status, digests, compared)
     _move_tree(second.staging, first.staging)
     shutil.rmtree(second.staging, ignore_errors=True)
-    return Staged(first.staging, status, digests)
+    return Staged(first.staging, status, digests, compared)
 
 
 def _move_tree(source: str, destination: str) -> None:
