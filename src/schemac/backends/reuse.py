@@ -85,6 +85,7 @@ from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
 from schemac.ir.schema import FunctionSchema
+from schemac.ir.slots import SourceKeyed
 
 
 @attrs.frozen
@@ -303,9 +304,6 @@ class FileReuse(FragmentStore, Protocol):
 #: Values read by many files, whose encodings a run remembers (small ones are
 #: encoded again: remembering every node would cost more than it saves).
 _REMEMBERED = frozenset({NativeFunction, Resolution})
-#: Remembered values that may carry a source key: one that does is encoded as
-#: that key, not walked (Note [Functions keyed by their source] in ir/native.py).
-_SOURCE_KEYED = frozenset({NativeFunction, Resolution})
 
 _Encode = Callable[[Any, list[str]], None]
 
@@ -512,7 +510,9 @@ class Fingerprints:
                 pinned.append(value)
             out.append(found)
 
-        if kind not in _SOURCE_KEYED:
+        # A value that may carry a source key is encoded as that key when it has
+        # one (Note [Functions keyed by their source] in ir/native.py).
+        if not issubclass(kind, SourceKeyed):
             return remembered
 
         def by_source(value: Any, out: list[str]) -> None:

@@ -102,21 +102,11 @@ def set_loaded_key(function: NativeFunction, key: str) -> None:
     lives in a slot outside the attrs fields, so ``attrs.evolve``, copies and
     pickles (all through ``__init__``) make functions without one: a function a
     pass changed is walked as before, unless the pass says how the new value
-    follows from a keyed one (:func:`derive_source_key`): the resolution pass
-    does for the implicit tags it adds and for each function's resolution,
-    which it computes from the function alone.
+    follows from a keyed one (:func:`~schemac.ir.slots.derive_source_key`):
+    the resolution pass does for the implicit tags it adds and for each
+    function's resolution, which it computes from the function alone.
     """
     set_source_key(function, key)
-
-
-def derive_source_key(old: SourceKeyed, new: SourceKeyed, change: str) -> None:
-    """Give ``new`` a source key if ``old`` has one and ``new`` is exactly what
-    ``change`` (a pass's description of what it did, with every value it used)
-    makes of ``old``, and nothing else.  Equal old keys and equal changes then
-    still mean equal values."""
-    key = old.source_key
-    if key is not None:
-        set_source_key(new, f"{key}+{len(change)}:{change}")
 
 
 @attrs.frozen

@@ -62,3 +62,13 @@ class SourceKeyed(Views):
 def set_source_key(value: SourceKeyed, key: str) -> None:
     """Record that ``value`` is exactly what ``key`` says it was made from."""
     object.__setattr__(value, "_source_key", key)
+
+
+def derive_source_key(old: SourceKeyed, new: SourceKeyed, change: str) -> None:
+    """Give ``new`` a source key if ``old`` has one and ``new`` is exactly what
+    ``change`` (a pass's description of what it did, with every value it used)
+    makes of ``old``, and nothing else.  Equal old keys and equal changes then
+    still mean equal values."""
+    key = old.source_key
+    if key is not None:
+        set_source_key(new, f"{key}+{len(change)}:{change}")

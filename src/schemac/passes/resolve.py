@@ -40,9 +40,10 @@ from schemac.ir.evolve import field_replacer
 from schemac.ir.frozen import FrozenMap
 from schemac.ir.module import Module
 from schemac.ir.names import BaseOperatorName, OperatorName
-from schemac.ir.native import NativeFunction, derive_source_key
+from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import DEFAULT_KERNEL_NAMESPACE, DispatchTable, Kernel, Resolution
 from schemac.ir.schema import FunctionSchema
+from schemac.ir.slots import derive_source_key
 from schemac.ir.types import BaseTy, Type, is_like
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.function_checks import FunctionRules, check_function
