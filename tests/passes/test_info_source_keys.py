@@ -17,7 +17,7 @@ import pytest
 
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import TorchYamlPaths
-from schemac.ir.autograd import DifferentiabilityInfo, ForwardDerivative, FunctionAutograd
+from schemac.ir.autograd import DifferentiabilityInfo, ForwardDerivative
 from schemac.ir.module import Module
 from schemac.passes.base import PassContext
 from schemac.passes.manager import PassManager
@@ -30,16 +30,12 @@ def _infos(module: Module) -> Iterator[DifferentiabilityInfo]:
 
 
 def _keyed(module: Module) -> dict[str, object]:
-    """Every keyed function autograd, info and forward formula of ``module`` by
-    its key; two values under one key must be equal."""
+    """Every keyed info and forward formula of ``module`` by its key; two
+    values under one key must be equal."""
     found: dict[str, object] = {}
-    values: list[FunctionAutograd | DifferentiabilityInfo | ForwardDerivative]
-    for entry in module.autograd.functions:
-        values = [entry]
-        for _, forwards in entry.forward_derivatives:
-            values += forwards
-        for info in entry.infos:
-            values += [info, *info.forward_derivatives]
+    for info in _infos(module):
+        values: list[DifferentiabilityInfo | ForwardDerivative] = [info]
+        values += info.forward_derivatives
         for value in values:
             key = value.source_key
             if key is None:

@@ -205,13 +205,8 @@ DifferentiabilityInfo.reuse_fields = tuple(
 
 
 @attrs.frozen
-class FunctionAutograd(SourceKeyed):
+class FunctionAutograd:
     """The derivative information one native function ends up with.
-
-    Keyed by its function's source key when that function and every info it
-    uses have one (Note [Infos keyed by their source]): the forward formulas
-    it ends up with are its infos' own, or for an in-place function theirs
-    rewritten from the function's name and ``exact_match``.
 
     ``infos`` has one entry per autograd key, ``Default`` first as written.
     ``exact_match`` is False when the function borrows another entry's infos
@@ -225,10 +220,6 @@ class FunctionAutograd(SourceKeyed):
     exact_match: bool
     forward_derivatives: tuple[tuple[str, tuple[ForwardDerivative, ...]], ...] = ()
 
-    #: Every compared field (set below): an operator plan's key reads it, and
-    #: a keyed one is encoded as its key.
-    reuse_fields: ClassVar[tuple[str, ...]]
-
     def info_for(self, key: str) -> DifferentiabilityInfo | None:
         for info in self.infos:
             if info.dispatch_key == key:
@@ -239,9 +230,6 @@ class FunctionAutograd(SourceKeyed):
     def nodes(self) -> tuple[tuple[str, str | None], ...]:
         """(autograd key, backward node name) pairs."""
         return tuple((info.dispatch_key, info.node) for info in self.infos)
-
-
-FunctionAutograd.reuse_fields = tuple(f.name for f in attrs.fields(FunctionAutograd) if f.eq)
 
 
 @attrs.frozen(slots=False)

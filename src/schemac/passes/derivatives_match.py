@@ -32,7 +32,6 @@ from schemac.ir.autograd import (
 )
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
-from schemac.ir.slots import derive_source_key
 from schemac.passes.derivatives_entries import Loaded, LoadedEntry
 from schemac.passes.derivatives_foreach import foreach_info
 from schemac.passes.derivatives_saved import ident_pattern, uses_ident
@@ -170,13 +169,7 @@ def match_function(
             rewritten = _inplace_forward(f, info, found.exact, sink)
             fws = () if rewritten is None else (rewritten,)
         forwards.append((info.dispatch_key, fws))
-    made = FunctionAutograd(f.func.name, found.infos, found.exact, tuple(forwards))
-    keys = [info.source_key for info in found.infos]
-    if None not in keys:
-        # Note [Infos keyed by their source]: made from the function (its name,
-        # its kind) and these infos alone.
-        derive_source_key(f, made, repr(("autograd", found.exact, tuple(keys))))
-    return made
+    return FunctionAutograd(f.func.name, found.infos, found.exact, tuple(forwards))
 
 
 def _sub(formula: str, name: str, replacement: str) -> str:
