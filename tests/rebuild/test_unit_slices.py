@@ -200,3 +200,39 @@ def test_the_group_and_shim_slices_skip_what_an_ungrouped_operator_cannot_reach(
     cold = tmp_path / "cold"
     assert launcher.main(argv(cold)) == 0
     assert contents(out) == contents(cold)
+
+
+def test_the_autograd_slices_skip_what_an_operator_without_autograd_kernels_cannot_reach(
+    yaml: Path, tmp_path: Path, asked: dict[str, bool]
+) -> None:
+    # isclose has no derivatives.yaml entry and, being CompositeImplicitAutograd,
+    # neither a VariableType nor an ADInplaceOrView kernel; its TraceType kernel
+    # is the autograd unit's.
+    paths = torch_yaml_paths()
+    for name in ("derivatives", "deprecated"):
+        shutil.copy(getattr(paths, name), yaml / f"{name}.yaml")
+    words = [str(yaml / "native_functions.yaml"), "--tags", str(yaml / "tags.yaml")]
+    words += ["--derivatives", str(yaml / "derivatives.yaml")]
+    words += ["--deprecated", str(yaml / "deprecated.yaml")]
+
+    def argv(out: Path) -> list[str]:
+        return ["compile", *words, "-t", "autograd,python", "-o", str(out), "-j", "1"]
+
+    out = tmp_path / "out"
+    assert launcher.main(argv(out)) == 0
+    asked.clear()
+    _flip_isclose(yaml)
+    assert launcher.main(argv(out)) == 0
+    assert asked == {"autograd/autograd-kernels": True, "python/python-autograd-nodes": True}
+    cold = tmp_path / "cold"
+    assert launcher.main(argv(cold)) == 0
+    assert contents(out) == contents(cold)
+    # A kernel of a differentiable operator: its VariableType kernel, and (its
+    # infos keyed by the function's source) its node's getters are made again.
+    asked.clear()
+    _edit(yaml, r"^    CompositeExplicitAutograd: (abs)$", "abs_schemac_edited")
+    assert launcher.main(argv(out)) == 0
+    assert asked == {"autograd/autograd-kernels": False, "python/python-autograd-nodes": False}
+    cold = tmp_path / "cold2"
+    assert launcher.main(argv(cold)) == 0
+    assert contents(out) == contents(cold)

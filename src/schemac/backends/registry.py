@@ -305,6 +305,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("python",),
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
+        slice="schemac.backends.slices:autograd_nodes_slice",
     ),
     # The pieces of both (Note [Autograd pieces]) are keyed by the derivative
     # infos they print, so an edit of derivatives.yaml prints only the changed ones.
@@ -323,6 +324,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
         covers=("derivatives",),
+        slice="schemac.backends.autograd.backend:kernels_slice",
     ),
     BackendEntry(
         "backend-stubs",

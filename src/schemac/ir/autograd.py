@@ -24,6 +24,7 @@ import attrs
 
 from schemac.diagnostics import NO_SPAN, Span
 from schemac.ir.names import OperatorName
+from schemac.ir.slots import SourceKeyed
 from schemac.ir.types import Type
 
 _SPAN = attrs.field(default=NO_SPAN, eq=False, hash=False, repr=False)
@@ -102,8 +103,12 @@ class Derivative:
 
 
 @attrs.frozen
-class ForwardDerivative:
-    """One forward-mode formula: tangents of ``var_names`` from input tangents."""
+class ForwardDerivative(SourceKeyed):
+    """One forward-mode formula: tangents of ``var_names`` from input tangents.
+
+    Keyed by its info's source key when the matching pass made it with one
+    (Note [Infos keyed by their source]).
+    """
 
     var_names: tuple[str, ...]
     var_types: tuple[Type, ...]
@@ -130,8 +135,33 @@ class DifferentiableArgument:
 
 
 @attrs.frozen
-class DifferentiabilityInfo:
-    """One derivatives.yaml entry under one autograd dispatch key."""
+class DifferentiabilityInfo(SourceKeyed):
+    """One derivatives.yaml entry under one autograd dispatch key.
+
+    Note [Infos keyed by their source]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    The autograd pieces' keys (Note [Autograd pieces] in
+    ``backends/autograd/kernel_texts.py``) read every info, and walking an
+    info (its formulas, saved values and their types, forward formulas) was
+    the largest part of them after an edit (~35 ms of torch's 808 infos, in
+    the ``-j 2`` child).  But the matching pass makes an entry's info from
+    few values: the entry's *canonical* function, and the entry's own words
+    (its base name, the autograd key, the backward and forward formulas as
+    written, ``output_differentiability``) plus the node name handed out in
+    file order.  The formula scope only decides diagnostics, and a run with
+    any keeps no state.  So when the canonical function has a source key
+    (Note [Functions keyed by their source] in :mod:`schemac.ir.native`), the
+    pass derives the info's from it and a digest of those words
+    (:func:`~schemac.ir.slots.derive_source_key`), and each of the info's
+    forward formulas gets one derived from the info's (the info determines
+    them); a view's ``_copy`` twin's info is derived from the view's with the
+    three fields it changes.  Fingerprints then encode such an info as its
+    key.  Infos made another way (a foreach operator's, synthesised from its
+    reference) and forward formulas rewritten for an in-place variant have
+    none and are walked, as before.  The price: an edit of the canonical
+    function that leaves its infos as they were (a default value) changes
+    their keys, so their nodes' buckets are printed again (a few nodes).
+    """
 
     #: The entry's base name as written (``add``, ``add_``); names the node class.
     name: str

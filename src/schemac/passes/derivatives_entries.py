@@ -18,10 +18,11 @@ import attrs
 
 from schemac.diagnostics import DiagnosticSink
 from schemac.ir.autograd import DEFAULT_AUTOGRAD_KEY, DifferentiabilityInfo
-from schemac.ir.derivatives import DerivativeEntry
+from schemac.ir.derivatives import DerivativeEntry, DispatchFormulas
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import FunctionSchema, SchemaKind
+from schemac.ir.slots import derive_source_key
 from schemac.passes.derivatives_formulas import FormulaScope, analyse_key
 from schemac.passes.derivatives_naming import NodeNamer, view_copy_node_name
 from schemac.passes.derivatives_saved import dedup_saved
@@ -120,31 +121,31 @@ def load_entries(
             if entry.output_differentiability_conditions is not None:
                 differentiability = (True,)
             node = namer.next_name(name, group.key) if analysis.args_with_derivatives else None
-            infos.append(
-                DifferentiabilityInfo(
-                    name=name,
-                    operator=operator,
-                    dispatch_key=group.key,
-                    node=node,
-                    derivatives=analysis.derivatives,
-                    forward_derivatives=analysis.forward_derivatives,
-                    all_saved_inputs=dedup_saved(
-                        [v for d in analysis.derivatives for v in d.saved_inputs]
-                    ),
-                    all_saved_outputs=dedup_saved(
-                        [v for d in analysis.derivatives for v in d.saved_outputs]
-                    ),
-                    available_named_gradients=analysis.available_named_gradients,
-                    used_named_gradients=tuple(
-                        sorted({g for d in analysis.derivatives for g in d.named_gradients})
-                    ),
-                    args_with_derivatives=analysis.args_with_derivatives,
-                    non_differentiable_arg_names=analysis.non_differentiable_arg_names,
-                    output_differentiability=differentiability,
-                    output_differentiability_conditions=entry.output_differentiability_conditions,
-                    span=group.span,
-                )
+            info = DifferentiabilityInfo(
+                name=name,
+                operator=operator,
+                dispatch_key=group.key,
+                node=node,
+                derivatives=analysis.derivatives,
+                forward_derivatives=analysis.forward_derivatives,
+                all_saved_inputs=dedup_saved(
+                    [v for d in analysis.derivatives for v in d.saved_inputs]
+                ),
+                all_saved_outputs=dedup_saved(
+                    [v for d in analysis.derivatives for v in d.saved_outputs]
+                ),
+                available_named_gradients=analysis.available_named_gradients,
+                used_named_gradients=tuple(
+                    sorted({g for d in analysis.derivatives for g in d.named_gradients})
+                ),
+                args_with_derivatives=analysis.args_with_derivatives,
+                non_differentiable_arg_names=analysis.non_differentiable_arg_names,
+                output_differentiability=differentiability,
+                output_differentiability_conditions=entry.output_differentiability_conditions,
+                span=group.span,
             )
+            _derive_info_key(canonical, info, entry, group)
+            infos.append(info)
         _check_output_differentiability(canonical, entry, sink)
         if operator in loaded:
             sink.error(
@@ -155,6 +156,33 @@ def load_entries(
             continue
         loaded[operator] = LoadedEntry(canonical, tuple(infos))
     return loaded, tuple(used_keys)
+
+
+def _derive_info_key(
+    canonical: NativeFunction,
+    info: DifferentiabilityInfo,
+    entry: DerivativeEntry,
+    group: DispatchFormulas,
+) -> None:
+    """Note [Infos keyed by their source] in :mod:`schemac.ir.autograd`: ``info``
+    is made from ``canonical`` and these words of the entry alone (the formula
+    scope decides only diagnostics), so its key is derived from the function's,
+    and each forward formula's from the info's."""
+    words = (
+        "derivatives-info",
+        info.name,
+        group.key,
+        info.node,
+        tuple((formula.variables, formula.text) for formula in group.backward),
+        tuple((formula.variables, formula.text) for formula in group.forward),
+        entry.output_differentiability,
+        entry.output_differentiability_conditions,
+    )
+    # The repr of strings, bools and None in tuples reads back unambiguously,
+    # and holds no NUL (which the fingerprints' encoding reserves).
+    derive_source_key(canonical, info, repr(words))
+    for index, forward in enumerate(info.forward_derivatives):
+        derive_source_key(info, forward, f"forward {index}")
 
 
 def _canonical(candidates: list[NativeFunction], name: str) -> NativeFunction | None:
@@ -221,17 +249,19 @@ def add_view_copy_infos(
         copy = copies.get(item.canonical.name)
         if copy is None or copy.name in loaded:
             continue
-        infos = tuple(
-            attrs.evolve(
-                info,
-                name=_copy_name(info.name),
-                operator=copy.name,
-                node=view_copy_node_name(info.node),
-            )
-            for info in item.infos
-        )
+        infos = tuple(_view_copy_info(info, copy) for info in item.infos)
         added[copy.name] = LoadedEntry(copy, infos)
     loaded.update(added)
+
+
+def _view_copy_info(info: DifferentiabilityInfo, copy: NativeFunction) -> DifferentiabilityInfo:
+    """The view's ``info`` as its ``_copy`` twin ``copy`` has it."""
+    name = _copy_name(info.name)
+    node = view_copy_node_name(info.node)
+    twin = attrs.evolve(info, name=name, operator=copy.name, node=node)
+    # Note [Infos keyed by their source]: the three fields set are the whole change.
+    derive_source_key(info, twin, repr(("view-copy", name, str(copy.name), node)))
+    return twin
 
 
 def _copy_name(name: str) -> str:
