@@ -12,12 +12,16 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import re
 from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schemac.backends.reuse import Fingerprints
+from schemac.frontend import source_keys
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
@@ -78,6 +82,19 @@ def test_an_edit_changes_only_its_entrys_key(tmp_path: Path) -> None:
 def test_no_keys_where_an_entry_may_load_from_outside_its_text(tmp_path: Path, text: str) -> None:
     module = _load(tmp_path, text)
     assert module.functions and _keys(module) == [None] * len(module.functions)
+
+
+#: The rule the anchor and directive finders implement, as regular expressions: an
+#: ``&`` at a line start, after whitespace or a flow indicator, before a name
+#: character; a ``%`` at a line start.
+_ANCHOR_RULE = re.compile(r"(?:^|[\s\[\{,])&[^\s\[\]\{\},]", re.MULTILINE)
+_DIRECTIVE_RULE = re.compile(r"^%", re.MULTILINE)
+
+
+@given(st.text(alphabet=st.sampled_from("&% \t\n\r[]{},#:-ab\u00a0\u2028"), max_size=12))
+def test_the_anchor_and_directive_finders_follow_their_rule(text: str) -> None:
+    assert source_keys._has_anchor(text) == (_ANCHOR_RULE.search(text) is not None)
+    assert source_keys._has_directive(text) == (_DIRECTIVE_RULE.search(text) is not None)
 
 
 def test_changed_copies_have_no_key(tmp_path: Path) -> None:
