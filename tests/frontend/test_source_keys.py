@@ -163,3 +163,40 @@ def test_equal_keys_mean_equal_functions_on_torchs_file(
     for mine, theirs in zip(alone.functions, whole, strict=True):
         assert mine == theirs
         assert mine.source_key == theirs.source_key, mine.name
+
+
+AUTOGEN = """\
+- func: grow_(Tensor(a!) self, Scalar step=1) -> Tensor(a!)
+  autogen: grow, grow.out
+  dispatch:
+    CPU: grow_cpu_
+
+- func: other(Tensor self) -> Tensor
+"""
+
+
+def test_synthesised_variants_are_keyed_by_their_source(tmp_path: Path) -> None:
+    """The autogen pass makes a variant and its resolution from the source function
+    alone: both get keys derived from the source's, equal whenever the source's
+    entry is, and other keys once the source's entry is edited."""
+
+    def synthesised(text: str, name: str) -> Module:
+        return run_pipeline(_load(tmp_path, text, name)).module
+
+    module = synthesised(AUTOGEN, "one.yaml")
+    made = [f for f in module.functions if f.generated]
+    assert sorted(str(f.name) for f in made) == ["grow", "grow.out"]
+    again = synthesised("# moved\n\n" + AUTOGEN, "two.yaml")
+    edited = synthesised(AUTOGEN.replace("step=1", "step=2"), "three.yaml")
+    for f in made:
+        resolution = module.resolutions[f.func.name]
+        keys = {f.source_key, resolution.source_key}
+        assert None not in keys and len(keys) == 2
+        moved = again.function(f.func.name)
+        assert moved == f and moved.source_key == f.source_key
+        assert again.resolutions[f.func.name].source_key == resolution.source_key
+        assert edited.function(f.func.name).source_key not in keys
+        assert edited.resolutions[f.func.name].source_key not in keys
+    # The keys differ between the two variants, and from every loaded function's.
+    every = [g.source_key for g in module.functions]
+    assert len(set(every)) == len(every)
