@@ -12,12 +12,16 @@ from __future__ import annotations
 import copy
 import pickle
 import random
+import re
 from pathlib import Path
 
 import attrs
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schemac.backends.reuse import Fingerprints
+from schemac.frontend import source_keys
 from schemac.frontend.loader import load_module
 from schemac.frontend.torch_paths import TorchYamlPaths
 from schemac.ir.module import Module
@@ -78,6 +82,19 @@ def test_an_edit_changes_only_its_entrys_key(tmp_path: Path) -> None:
 def test_no_keys_where_an_entry_may_load_from_outside_its_text(tmp_path: Path, text: str) -> None:
     module = _load(tmp_path, text)
     assert module.functions and _keys(module) == [None] * len(module.functions)
+
+
+#: The rule the anchor and directive finders implement, as regular expressions: an
+#: ``&`` at a line start, after whitespace or a flow indicator, before a name
+#: character; a ``%`` at a line start.
+_ANCHOR_RULE = re.compile(r"(?:^|[\s\[\{,])&[^\s\[\]\{\},]", re.MULTILINE)
+_DIRECTIVE_RULE = re.compile(r"^%", re.MULTILINE)
+
+
+@given(st.text(alphabet=st.sampled_from("&% \t\n\r[]{},#:-ab\u00a0\u2028"), max_size=12))
+def test_the_anchor_and_directive_finders_follow_their_rule(text: str) -> None:
+    assert source_keys._has_anchor(text) == (_ANCHOR_RULE.search(text) is not None)
+    assert source_keys._has_directive(text) == (_DIRECTIVE_RULE.search(text) is not None)
 
 
 def test_changed_copies_have_no_key(tmp_path: Path) -> None:
@@ -146,3 +163,40 @@ def test_equal_keys_mean_equal_functions_on_torchs_file(
     for mine, theirs in zip(alone.functions, whole, strict=True):
         assert mine == theirs
         assert mine.source_key == theirs.source_key, mine.name
+
+
+AUTOGEN = """\
+- func: grow_(Tensor(a!) self, Scalar step=1) -> Tensor(a!)
+  autogen: grow, grow.out
+  dispatch:
+    CPU: grow_cpu_
+
+- func: other(Tensor self) -> Tensor
+"""
+
+
+def test_synthesised_variants_are_keyed_by_their_source(tmp_path: Path) -> None:
+    """The autogen pass makes a variant and its resolution from the source function
+    alone: both get keys derived from the source's, equal whenever the source's
+    entry is, and other keys once the source's entry is edited."""
+
+    def synthesised(text: str, name: str) -> Module:
+        return run_pipeline(_load(tmp_path, text, name)).module
+
+    module = synthesised(AUTOGEN, "one.yaml")
+    made = [f for f in module.functions if f.generated]
+    assert sorted(str(f.name) for f in made) == ["grow", "grow.out"]
+    again = synthesised("# moved\n\n" + AUTOGEN, "two.yaml")
+    edited = synthesised(AUTOGEN.replace("step=1", "step=2"), "three.yaml")
+    for f in made:
+        resolution = module.resolutions[f.func.name]
+        keys = {f.source_key, resolution.source_key}
+        assert None not in keys and len(keys) == 2
+        moved = again.function(f.func.name)
+        assert moved == f and moved.source_key == f.source_key
+        assert again.resolutions[f.func.name].source_key == resolution.source_key
+        assert edited.function(f.func.name).source_key not in keys
+        assert edited.resolutions[f.func.name].source_key not in keys
+    # The keys differ between the two variants, and from every loaded function's.
+    every = [g.source_key for g in module.functions]
+    assert len(set(every)) == len(every)

@@ -31,9 +31,9 @@ RENDERED: list[tuple[str, str]] = []
 #: The prefix of the edited operator's names (a bucket holds other operators too).
 EDITED: list[str] = [""]
 _REAL: dict[str, Callable[[Any, Any], str]] = {
-    "item": register_key._render_item,
+    "item": register_key._render_items,
     "view_copy_out": view_copy._render_out,
-    "mutation": plan._render_mutation,
+    "mutation": plan._render_mutations,
     "operators": operators._render_bucket,
     "plumbing": vmap._render_bucket,
 }
@@ -44,8 +44,10 @@ def _bucket_name(names: list[str]) -> str:
 
 
 def _count_item(context: Any, inputs: Any) -> str:
-    # The item's grouped source: its members share the root name.
-    RENDERED.append((f"item {inputs[0]}", inputs[1].members[0].function.func.name.name.base))
+    # A bucket of items of one key; each item's grouped source: its members share the root name.
+    pieces = inputs[1]
+    roots = [source.members[0].function.func.name.name.base for _, source, _ in pieces]
+    RENDERED.append((f"item {pieces[0][0]}", _bucket_name(roots)))
     return _REAL["item"](context, inputs)
 
 
@@ -55,7 +57,7 @@ def _count_view_copy_out(context: Any, inputs: Any) -> str:
 
 
 def _count_mutation(context: Any, inputs: Any) -> str:
-    RENDERED.append(("mutation", str(inputs[0].func.name)))
+    RENDERED.append(("mutation", _bucket_name([str(f.func.name) for f, _ in inputs[1]])))
     return _REAL["mutation"](context, inputs)
 
 
@@ -82,9 +84,9 @@ def _edit(toy: Path, old: str, new: str) -> None:
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(register_key, "_render_item", _count_item)
+    monkeypatch.setattr(register_key, "_render_items", _count_item)
     monkeypatch.setattr(view_copy, "_render_out", _count_view_copy_out)
-    monkeypatch.setattr(plan, "_render_mutation", _count_mutation)
+    monkeypatch.setattr(plan, "_render_mutations", _count_mutation)
     monkeypatch.setattr(operators, "_render_bucket", _count_operators)
     monkeypatch.setattr(vmap, "_render_bucket", _count_plumbing)
     RENDERED.clear()

@@ -49,6 +49,7 @@ from schemac.ir.schema import (
     SchemaKind,
 )
 from schemac.ir.signature import signature, signature_arguments
+from schemac.ir.slots import derive_source_key
 from schemac.ir.types import TENSOR, BaseTy, Type, is_like
 from schemac.passes.base import Pass, PassContext
 from schemac.passes.families import bucket_by_signature
@@ -193,13 +194,13 @@ class GenerateVariants(Pass):
             schema = _build(out_variant_schema, source, "out=", sink)
             if schema is None:
                 return
-            synthesised = _synthesise(source, schema, module)
+            synthesised = _synthesise(source, schema, module, "out=")
             new.append(synthesised)
             out = synthesised[0]
         if functional is None and out is not None:
             schema = _build(functional_variant_schema, source, "functional", sink)
             if schema is not None:
-                new.append(_synthesise(source, schema, module))
+                new.append(_synthesise(source, schema, module, "functional"))
 
 
 def _skipped_family(fs: list[NativeFunction], module: Module) -> bool:
@@ -358,8 +359,9 @@ _FUNCTION_ONLY = frozenset({Variant.function})
 
 
 def _synthesise(
-    source: NativeFunction, func: FunctionSchema, module: Module
+    source: NativeFunction, func: FunctionSchema, module: Module, what: str
 ) -> tuple[NativeFunction, Resolution]:
+    """The ``what`` variant (``out=``, ``functional``) of ``source``, whose schema is ``func``."""
     kernel = func.name.unambiguous_name if func.is_out_fn else default_kernel_name(func)
     if any_of_base(source.func.arguments.flat_non_out, BaseTy.SymInt):
         kernel += "_symint"
@@ -387,4 +389,10 @@ def _synthesise(
         FrozenMap(((COMPOSITE_EXPLICIT, Kernel(kernel)),)),
         is_abstract=module.resolutions[source.func.name].is_abstract,
     )
+    # Note [Functions keyed by their source]: both are made from the source
+    # function alone (its schema, tags, flags and resolution, which is itself
+    # made from the function) and from what the run fixes (the tags tags.yaml
+    # defines), so a keyed source keys them.
+    derive_source_key(source, function, f"autogen {what}")
+    derive_source_key(source, resolution, f"autogen {what} resolution")
     return function, resolution

@@ -43,7 +43,7 @@ def interned_strings_view(module: Module) -> InternedStringsView:
     attributes: set[str] = set()
     for function in module.functions:
         base = function.func.name.name
-        operators.add(str(attrs.evolve(base, namespace=None)))
+        operators.add(base.unqualified)  # the name without its namespace
         operators.add(base.base)
         attributes.update(arg.name for arg in function.func.arguments.flat_all)
     return InternedStringsView(

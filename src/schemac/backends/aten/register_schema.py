@@ -70,12 +70,19 @@ def _library_lines(functions: list[NativeFunction], extra: tuple[str, ...]) -> t
 def _check_names(functions: tuple[NativeFunction, ...]) -> None:
     """Namespaces and tags become C++ names here; each must be a valid identifier."""
     problems: dict[tuple[object, str], Diagnostic] = {}
+    # A handful of names recur on thousands of functions: each is checked once,
+    # and a span is looked up only for a name that fails.
+    valid: set[str] = set()
     for function in functions:
-        named = [(function.namespace, function.span)]
-        named += [(tag, function.span_of("tags")) for tag in function.tags]
-        for name, span in named:
+        named = [(function.namespace, None), *((tag, "tags") for tag in function.tags)]
+        for name, field in named:
+            if name in valid:
+                continue
+            span = function.span if field is None else function.span_of(field)
             diagnostic = check_identifier(name, span)
-            if diagnostic is not None:
+            if diagnostic is None:
+                valid.add(name)
+            else:
                 problems.setdefault((diagnostic.span, diagnostic.message), diagnostic)
     if problems:
         raise InputError(problems.values())

@@ -8,6 +8,7 @@ import attrs
 
 from schemac.backends.aten.run_state import aten_run_state
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.declarations.records import RecordMemo, declaration
 from schemac.backends.declarations.yaml_text import Printer
 from schemac.backends.output.files import GeneratedFile, generated_banner
@@ -27,14 +28,22 @@ def declarations_text(
     """Every function of ``module``, in module order, as one YAML document.
 
     ``views``: the run's signature views, when other ATen targets share them;
-    ``fragments``: where each function's entry is rendered (Note [Fragment
-    reuse]: an entry is a function of the function and its resolution).
+    ``fragments``: where the entries are rendered, in buckets by name (Note
+    [Fragment buckets]: an entry is a function of the function and its
+    resolution, both keyed by their source, so a bucket's key is cheap and an
+    edit prints again only the entries of its bucket).
     """
     context = _Context(ViewTable() if views is None else views, {}, Printer())
-    pieces = Fragments() if fragments is None else fragments
+    functions = module.functions
     entries = "".join(
-        pieces.text(_entry, (fn, module.resolution(fn.func.name)), context)
-        for fn in module.functions
+        bucketed_texts(
+            Fragments() if fragments is None else fragments,
+            _entries,
+            "declarations",
+            [(fn, module.resolution(fn.func.name)) for fn in functions],
+            [str(fn.func.name) for fn in functions],
+            context,
+        )
     )
     banner = generated_banner("Declarations.yaml", module_sources(module), comment="#")
     # An empty sequence is printed as an empty line, as yaml_text.document does.
@@ -48,6 +57,13 @@ class _Context:
     views: ViewTable
     memo: RecordMemo
     printer: Printer
+
+
+def _entries(
+    context: _Context, inputs: tuple[str, tuple[tuple[NativeFunction, Resolution], ...]]
+) -> str:
+    """A bucket of entries, each followed by the separator (Note [Fragment buckets])."""
+    return "".join(_entry(context, piece) + SEPARATOR for piece in inputs[1])
 
 
 def _entry(context: _Context, inputs: tuple[NativeFunction, Resolution]) -> str:

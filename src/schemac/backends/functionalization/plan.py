@@ -22,10 +22,11 @@ The release profile's ``functionalization_hand_written`` list names the
 operators PyTorch functionalizes by hand (2.13: ``set_.source_Tensor``,
 ``lift``, ``resize_``, ``lift_fresh``); see :mod:`schemac.backends.release_policy`.
 
-A mutation kernel, the bulk of the printing, is a fragment (Note [Fragment
-reuse] in :mod:`schemac.backends.reuse`): its text is a function of the
-operator and its functional twin, the release policy and the view cache
-being fixed for the run.
+The mutation kernels, the bulk of the printing, are fragments in buckets
+(Note [Fragment reuse] in :mod:`schemac.backends.reuse`, Note [Fragment
+buckets] in :mod:`schemac.backends.buckets`): a kernel's text is a function
+of the operator and its functional twin, the release policy and the view
+cache being fixed for the run.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import attrs
 
 from schemac.backends.aten.signatures.naming import root_name
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.cppmodel import cpp_string_literal
 from schemac.backends.functionalization.mutation import mutation_kernel, writes_arguments
 from schemac.backends.functionalization.names import kernel_name
@@ -122,22 +124,57 @@ def _register_composite(ctx: _Context, f: NativeFunction) -> tuple[str, str]:
     return f.namespace, f"m.impl({cpp_string_literal(str(f.func.name))}, {target});"
 
 
-def _family(ctx: _Context, group: VariantGroup) -> Item | None:
+@attrs.frozen
+class _Family:
+    """A family that gets mutation kernels: its members, those that get one, its functional one."""
+
+    members: list[NativeFunction]
+    mutating: list[NativeFunction]
+    functional: NativeFunction
+
+
+def _family(ctx: _Context, group: VariantGroup) -> _Family | None:
     if ctx.policy.hand_writes(frozenset(group.members())):
         return None
     members = [ctx.module.function(name) for name in group.members()]
     mutating = [f for f in members if writes_arguments(f) and not ctx.composite(f)]
     if not mutating:
         return None
-    functional = ctx.module.function(group.functional)
-    return Item(
-        root=root_name(functional.func),
-        headers=_headers(members),
-        kernels=tuple(
-            ctx.fragments.text(_render_mutation, (f, functional), ctx.kernels) for f in mutating
-        ),
-        registrations=tuple(_register_kernel(f) for f in mutating),
+    return _Family(members, mutating, ctx.module.function(group.functional))
+
+
+def _family_items(ctx: _Context, families: list[_Family | None]) -> list[Item | None]:
+    """Each family's item, its mutation kernels printed in buckets by name (Note
+    [Fragment buckets]: ~1,200 kernels were as many fragments)."""
+    pieces = [(f, family.functional) for family in families if family for f in family.mutating]
+    texts = iter(
+        bucketed_texts(
+            ctx.fragments,
+            _render_mutations,
+            "functionalization",
+            pieces,
+            [str(f.func.name) for f, _ in pieces],
+            ctx.kernels,
+        )
     )
+    return [
+        None
+        if family is None
+        else Item(
+            root=root_name(family.functional.func),
+            headers=_headers(family.members),
+            kernels=tuple(next(texts) for _ in family.mutating),
+            registrations=tuple(_register_kernel(f) for f in family.mutating),
+        )
+        for family in families
+    ]
+
+
+def _render_mutations(
+    context: _KernelContext, inputs: tuple[str, tuple[tuple[NativeFunction, NativeFunction], ...]]
+) -> str:
+    """A bucket of mutation kernels, each followed by the separator."""
+    return "".join(_render_mutation(context, piece) + SEPARATOR for piece in inputs[1])
 
 
 def _view_members(module: Module, group: ViewGroup) -> list[NativeFunction]:
@@ -183,7 +220,7 @@ def functionalization_plan(
     """``fragments``: where mutation kernels are printed (the target's, Note [Fragment reuse])."""
     pieces = Fragments() if fragments is None else fragments
     ctx = _Context(module, policy, views, pieces, _KernelContext(policy, views))
-    items = [_family(ctx, g) for g in module.groups]
+    items = _family_items(ctx, [_family(ctx, g) for g in module.groups])
     entries = [(g, _view_entry(ctx, g)) for g in module.view_groups]
     items += [_view_group(ctx, g, entry) for g, entry in entries]
     return Plan(

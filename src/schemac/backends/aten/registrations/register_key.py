@@ -10,9 +10,11 @@ per dispatch key.  Its layout, inside ``namespace at``:
 2. ``namespace <key>``: the direct-call functions (``at::cpu::add``) declared
    by the per-operator ``<op>_<key>_dispatch.h`` headers.
 
-Each item's wrapper texts are one fragment (Note [Fragment reuse] in
-:mod:`schemac.backends.reuse`): after an edit only the edited operators'
-wrappers are printed again; the files are then laid out from the pieces.
+The items' wrapper texts are fragments, in buckets (Note [Fragment reuse] in
+:mod:`schemac.backends.reuse`, Note [Fragment buckets] in
+:mod:`schemac.backends.buckets`): after an edit only the buckets holding the
+edited operators' wrappers are printed again; the files are then laid out
+from the pieces.
 
 Sharding (see docs/backends.md): items are whole operator families, keyed by
 root name (``add`` for ``add.Tensor``, ``add_`` and ``add.out``) so that one
@@ -47,6 +49,7 @@ from schemac.backends.aten.registrations.wrappers import (
     wrapper_signature,
 )
 from schemac.backends.aten.signatures.table import ViewTable
+from schemac.backends.buckets import SEPARATOR, bucketed_texts
 from schemac.backends.output import GeneratedFile, ShardedFile, sharded
 from schemac.backends.reuse import Fragments
 from schemac.backends.templating import Templates, native_sources
@@ -124,7 +127,7 @@ class _KeyContext:
     views: ViewTable
 
 
-#: The inputs of one item's fragment: the key, the grouped item its wrappers
+#: The inputs of one item's piece of a bucket: the key, the grouped item its wrappers
 #: are planned from (each member's function and dispatch table and the
 #: group's structured flag, which is where groups cross operators; the plan
 #: is a function of those and the key's traits) and, under selective build,
@@ -209,13 +212,27 @@ def _item_texts(
     views: ViewTable,
     fragments: Fragments,
 ) -> dict[int, tuple[_WrapperText, ...]]:
-    context = _KeyContext(traits, views)
-    texts = {}
+    """Each item's wrapper texts, by the item's identity, printed in buckets by
+    the item's first function (Note [Fragment buckets]): ~4,600 items over a
+    run's keys were as many fragments to key, look up and index."""
+    inputs: list[_ItemInputs] = []
     for item in items:
         flags = None if registered is None else tuple(w.name in registered for w in item.wrappers)
-        inputs: _ItemInputs = (traits.key, item.source, flags)
-        texts[id(item)] = _parse_item(fragments.text(_render_item, inputs, context))
-    return texts
+        inputs.append((traits.key, item.source, flags))
+    texts = bucketed_texts(
+        fragments,
+        _render_items,
+        f"register {traits.key}",
+        inputs,
+        [str(item.source.members[0].function.func.name) for item in items],
+        _KeyContext(traits, views),
+    )
+    return {id(item): _parse_item(text) for item, text in zip(items, texts, strict=True)}
+
+
+def _render_items(context: _KeyContext, inputs: tuple[str, tuple[_ItemInputs, ...]]) -> str:
+    """A bucket of items' wrapper texts, each followed by the separator."""
+    return "".join(_render_item(context, item) + SEPARATOR for item in inputs[1])
 
 
 def register_key_files(
