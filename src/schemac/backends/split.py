@@ -143,6 +143,15 @@ class SplitPlan:
         """Every queued unit, in the order the queue hands them out."""
         return tuple(u for lot in self.lots for u in lot)
 
+    def after(self, unit: Unit) -> tuple[Unit, ...]:
+        """The units a process that emitted ``unit`` may still emit: the queue
+        hands its entries out in order, so those of later entries (and the
+        child's own before them)."""
+        if unit in self.child_first:
+            return (*self.child_first[self.child_first.index(unit) + 1 :], *self.queued)
+        queued = self.queued
+        return queued[queued.index(unit) + 1 :]
+
 
 def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None:
     """How ``units`` are shared, or None when a split cannot pay: one unit, or
@@ -222,6 +231,11 @@ class UnitQueue:
         if not self._closed:
             self._closed = True
             os.close(self._read)
+
+
+def following(plan: SplitPlan) -> Callable[[Unit], Sequence[Unit]] | None:
+    """:meth:`SplitPlan.after`, unless tests pin the units to the processes."""
+    return None if PIN_TO_CHILD is not None else plan.after
 
 
 def dealt(plan: SplitPlan) -> tuple[Iterable[Unit], Iterable[Unit], Callable[[], None]]:
