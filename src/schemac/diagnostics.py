@@ -243,6 +243,15 @@ class DiagnosticSink:
     def __bool__(self) -> bool:
         return bool(self._items)
 
+    def mark(self) -> tuple[int, int]:
+        """How many errors and warnings there are now, for :meth:`rollback`."""
+        return len(self._items), len(self._warnings)
+
+    def rollback(self, mark: tuple[int, int]) -> None:
+        """Forget what was collected since :meth:`mark` gave ``mark``."""
+        del self._items[mark[0] :]
+        del self._warnings[mark[1] :]
+
     @property
     def diagnostics(self) -> tuple[Diagnostic, ...]:
         """The errors (see :attr:`warnings`)."""

@@ -29,7 +29,7 @@ no-op check (:mod:`schemac.rebuild`) included.
 
 from __future__ import annotations
 
-__all__ = ["INTERNAL", "hasher", "hex_of", "sha256"]
+__all__ = ["INTERNAL", "hasher", "hex_of", "inner_hex_of", "sha256"]
 
 # Not typing.TYPE_CHECKING: see schemac/__init__.py.
 TYPE_CHECKING = False
@@ -75,3 +75,11 @@ def hasher(data: bytes = b"") -> Hasher:
 def hex_of(data: bytes | memoryview) -> str:
     """The hex digest of ``data`` for schemac's own records: 64 hex digits."""
     return _blake2b(data, digest_size=32).hexdigest()
+
+
+def inner_hex_of(data: bytes | memoryview) -> str:
+    """A 128-bit BLAKE2b digest of ``data`` in 32 hex digits, for a digest that is
+    only ever hashed again into one of :func:`hex_of`'s and kept by the
+    thousand in memory (the remembered encodings of a run's fingerprints:
+    Note [Remembered encodings kept small] in :mod:`schemac.backends.reuse`)."""
+    return _blake2b(data, digest_size=16).hexdigest()

@@ -20,8 +20,8 @@ from schemac.backends import driver
 from schemac.backends.forked import can_fork
 from schemac.backends.late_work import LateWork
 from schemac.backends.output.staging import InlineStager, Staged, merge_staged
-from schemac.backends.registry import TARGET_NAMES
-from schemac.backends.split import UnitQueue, emission_units, plan_split
+from schemac.backends.registry import TARGET_NAMES, fragment_unit
+from schemac.backends.split import EARLY_UNITS, UnitQueue, emission_units, plan_split
 from schemac.cli_pipeline import compile_pass_manager
 from schemac.compile_plan import split_late_work
 from schemac.frontend.loader import load_module
@@ -79,7 +79,10 @@ def test_the_plan_holds_every_emit_call_once_the_queue_largest_first(targets: li
     plan = plan_split(units, None)
     assert plan is not None and not plan.child_first and not plan.late
     assert sorted(plan.queued, key=lambda u: u.position) == list(units)
-    costs = [u.cost for u in plan.queued]
+    # Note [Operators.cpp queued first]: the early units, then largest first.
+    early = [fragment_unit(u.target, u.backend.name) in EARLY_UNITS for u in plan.queued]
+    assert early == sorted(early, reverse=True)
+    costs = [u.cost for u, first in zip(plan.queued, early, strict=True) if not first]
     assert costs == sorted(costs, reverse=True)
 
 
@@ -287,14 +290,18 @@ def test_a_bad_name_found_by_the_child_is_reported_as_in_one_process(tmp_path: P
 
 
 def test_headers_alone_is_two_queued_halves_of_about_equal_cost() -> None:
-    # Its two halves (the rest, and the per-operator headers) first, Operators.cpp after.
+    # Operators.cpp first (Note [Operators.cpp queued first]), then its two halves
+    # (the rest, and the per-operator headers).
     plan = plan_split(emission_units(["headers"]), None)
     assert plan is not None and not plan.child_first
     assert [[u.backend.name for u in lot] for lot in plan.lots] == [
+        ["aten-operators"],
         ["aten-aggregate-headers"],
         ["aten-headers"],
-        ["aten-operators"],
     ]
+    # What the process that took the aggregate headers may still take.
+    aggregate = plan.lots[1][0]
+    assert [u.backend.name for u in plan.after(aggregate)] == ["aten-headers"]
 
 
 def test_the_headers_halves_are_one_entry_among_other_targets() -> None:

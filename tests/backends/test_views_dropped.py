@@ -21,10 +21,15 @@ import pytest
 
 from schemac.backends import driver
 from schemac.backends.aten import run_state
+from schemac.backends.aten.registrations.plan import PlanIndex
+from schemac.backends.output.files import OutputSet
+from schemac.backends.registry import ATEN_PLAN, ATEN_STATE, BackendEntry, RunMemo
 from schemac.backends.reuse import Fingerprints
+from schemac.backends.split import Unit, emission_units
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
+from schemac.profiles import reference_profile
 
 LIBRARY = """\
 - func: toy::scale.out(Tensor self, Scalar factor, *, Tensor(a!) out) -> Tensor(a!)
@@ -67,8 +72,8 @@ def test_the_headers_views_are_freed_when_the_emission_ends(
     states: list[weakref.ref[object]] = []
     made = run_state.AtenRunState.of
 
-    def of(module: Module) -> run_state.AtenRunState:
-        state = made(module)
+    def of(module: Module, memo: RunMemo | None = None) -> run_state.AtenRunState:
+        state = made(module, memo)
         states.append(weakref.ref(state.views))
         return state
 
@@ -78,6 +83,50 @@ def test_the_headers_views_are_freed_when_the_emission_ends(
     assert states, "the headers made no run state"
     # Reference counting alone freed them: no collection ran.
     assert all(view_table() is None for view_table in states)
+
+
+def test_the_plan_index_goes_after_its_last_reader(
+    module: Module, collector_off: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Memo values dropped after their last reader]: the aggregate headers
+    are the plan index's only reader in -t headers; the per-operator headers
+    after them run without it."""
+    plans: list[weakref.ref[object]] = []
+    made = PlanIndex.of
+
+    def of(module: Module) -> PlanIndex:
+        plan = made(module)
+        plans.append(weakref.ref(plan))
+        return plan
+
+    alive_at: dict[str, bool] = {}
+    emit = driver._Emission._emit
+
+    def _emit(self: driver._Emission, module: Module, unit: Unit) -> None:
+        alive_at[unit.backend.name] = any(plan() is not None for plan in plans)
+        emit(self, module, unit)
+
+    monkeypatch.setattr(PlanIndex, "of", of)
+    monkeypatch.setattr(driver._Emission, "_emit", _emit)
+    driver.emit_targets(module, ["headers"])
+    assert len(plans) == 1
+    order = [u.backend.name for u in emission_units(["headers"])]
+    assert order.index("aten-aggregate-headers") < order.index("aten-headers")
+    assert alive_at["aten-headers"] is False  # built by the aggregate headers, gone
+
+
+def test_a_unit_reading_any_memo_value_keeps_them_all() -> None:
+    memo = RunMemo()
+    memo.get(ATEN_PLAN, lambda: "plan")
+    memo.get(ATEN_STATE, lambda: "state")
+    emission = driver._Emission(OutputSet(), None, None, reference_profile(), False)
+    emission._memo = memo
+    unknown = attrs.evolve(emission_units(["schema"])[0], backend=BackendEntry("x", "m:x", ()))
+    emission._keep_read([unknown])
+    assert memo.get(ATEN_PLAN, lambda: "again") == "plan"
+    emission._keep_read(emission_units(["headers"])[2:])
+    assert memo.get(ATEN_PLAN, lambda: "again") == "again"
+    assert memo.get(ATEN_STATE, lambda: "again") == "state"
 
 
 @attrs.frozen

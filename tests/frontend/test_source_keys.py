@@ -93,7 +93,7 @@ _DIRECTIVE_RULE = re.compile(r"^%", re.MULTILINE)
 
 @given(st.text(alphabet=st.sampled_from("&% \t\n\r[]{},#:-ab\u00a0\u2028"), max_size=12))
 def test_the_anchor_and_directive_finders_follow_their_rule(text: str) -> None:
-    assert source_keys._has_anchor(text) == (_ANCHOR_RULE.search(text) is not None)
+    assert source_keys.has_anchor(text) == (_ANCHOR_RULE.search(text) is not None)
     assert source_keys._has_directive(text) == (_DIRECTIVE_RULE.search(text) is not None)
 
 

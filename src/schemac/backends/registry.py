@@ -17,7 +17,7 @@ imports and that the loaded backend's name and targets match its entry.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Protocol, TypeVar, cast
 
 import attrs
@@ -98,6 +98,12 @@ class RunMemo:
         if name not in self._values:
             self._values[name] = make()
         return cast(T, self._values[name])
+
+    def keep_only(self, names: Collection[str]) -> None:
+        """Drop every value but those called ``names`` (Note [Memo values
+        dropped after their last reader] in :mod:`schemac.backends.driver`)."""
+        for name in [n for n in self._values if n not in names]:
+            del self._values[name]
 
 
 @attrs.frozen
@@ -183,6 +189,11 @@ class BackendEntry:
     #: slice did not change is skipped.  Empty: none (the call runs after every
     #: edit of what it reads).
     slice: str = ""
+    #: The names of the :class:`RunMemo` values its emit call (and slice) read;
+    #: None: not known, any.  Once no unit still to come in a process reads a
+    #: value, the driver drops it (Note [Memo values dropped after their last
+    #: reader] in :mod:`schemac.backends.driver`).
+    memo_reads: tuple[str, ...] | None = None
 
     def load(self) -> Backend:
         module_name, _, attribute = self.location.partition(":")
@@ -213,6 +224,11 @@ _FUNCTIONS = ("resolved-dispatch", "implicit-tags", "generated-variants")
 #: ... plus the variant families, checked for structured-kernel consistency.
 _FAMILIES = (*_FUNCTIONS, "groups", "structured-checked")
 
+#: The :class:`RunMemo` names of the ATen backends' shared state and plan index
+#: (:mod:`schemac.backends.aten.run_state`, which imports them from here).
+ATEN_STATE = "aten-run-state"
+ATEN_PLAN = "aten-plan-index"
+
 BACKENDS: tuple[BackendEntry, ...] = (
     # Operators.cpp before the headers: its largest file (OperatorsEverything.cpp,
     # 3 MB of text and again of bytes) then renders while only the dispatcher
@@ -224,6 +240,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("headers",),
         _FUNCTIONS,
         _YAML,
+        memo_reads=(ATEN_STATE,),
     ),
     BackendEntry(
         "aten-aggregate-headers",
@@ -231,6 +248,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("headers",),
         _FAMILIES,
         _YAML,
+        memo_reads=(ATEN_STATE, ATEN_PLAN),
     ),
     BackendEntry(
         "aten-headers",
@@ -238,6 +256,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("headers",),
         _FAMILIES,
         _YAML,
+        memo_reads=(ATEN_STATE,),
     ),
     BackendEntry(
         "aten-schema",

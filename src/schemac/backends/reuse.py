@@ -80,7 +80,7 @@ import attrs
 
 from schemac.backends.output.files import GeneratedFile
 from schemac.diagnostics import NO_SPAN, Span
-from schemac.digests import hex_of
+from schemac.digests import hex_of, inner_hex_of
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
@@ -322,6 +322,9 @@ class Fingerprints:
         #: id -> the encoding of a remembered value; ``_pinned`` keeps each such
         #: value alive, so that its id is not reused while this object lives.
         self._memo: dict[int, str] = {}
+        #: id -> the source key of a remembered value that has one: the value's
+        #: own string (Note [Remembered encodings kept small]).
+        self._sourced: dict[int, str] = {}
         self._pinned: list[object] = []
         self._render_names: dict[Callable[[Any, Any], object], str] = {}
         self._encoders: dict[type, _Encode] = {
@@ -358,6 +361,7 @@ class Fingerprints:
         in :mod:`schemac.backends.driver`)."""
         self._encoders.clear()
         self._memo.clear()
+        self._sourced.clear()
         self._pinned.clear()
 
     def of(self, value: object) -> str:
@@ -498,7 +502,7 @@ class Fingerprints:
         if declared is None and kind not in _REMEMBERED:
             return encode
         memo = self._memo
-
+        sourced = self._sourced
         pinned = self._pinned
 
         def remembered(value: object, out: list[str]) -> None:
@@ -506,7 +510,7 @@ class Fingerprints:
             if found is None:
                 parts: list[str] = []
                 encode(value, parts)
-                found = memo[id(value)] = "\x01#" + _digest(parts)
+                found = memo[id(value)] = "\x01#" + _inner_digest(parts)
                 pinned.append(value)
             out.append(found)
 
@@ -516,15 +520,16 @@ class Fingerprints:
             return remembered
 
         def by_source(value: Any, out: list[str]) -> None:
-            found = memo.get(id(value))
+            found = sourced.get(id(value))
             if found is None:
                 source = value.source_key
                 if source is None:
                     remembered(value, out)
                     return
-                # "@", not "#": a source key never equals a walked encoding's digest.
-                found = memo[id(value)] = "\x01@" + source
+                found = sourced[id(value)] = source
                 pinned.append(value)
+            # "@", not "#": a source key never equals a walked encoding's digest.
+            out.append("\x01@")
             out.append(found)
 
         return by_source
@@ -554,6 +559,23 @@ def _text(value: object, out: list[str]) -> None:
 
 def _skip(value: object, out: list[str]) -> None:
     return None
+
+
+def _inner_digest(parts: list[str]) -> str:
+    """:func:`_digest` in 128 bits, for a remembered encoding.
+
+    Note [Remembered encodings kept small]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A run's :class:`Fingerprints` remembers ~23,000 encodings on torch's
+    ``-t headers`` (functions, resolutions, views with ``reuse_fields``), alive
+    through the whole emission: as ``"\\x01#"`` and a 64-digit digest, or
+    ``"\\x01@"`` and a copy of the value's source key, they were ~2.4 MiB at its
+    peak.  A walked encoding's digest is only ever hashed again into a key, so
+    128 bits (32 digits) are enough; a source key is kept as the value's own
+    string and its marker appended as a part of its own.  Both change every
+    key, which the code digest in the run key does anyway.
+    """
+    return inner_hex_of("\0".join(parts).encode("utf-8", "surrogatepass"))
 
 
 def _digest(parts: list[str]) -> str:

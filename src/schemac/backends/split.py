@@ -123,6 +123,23 @@ JOINT_UNITS: tuple[frozenset[str], ...] = (
 )
 
 
+#: Emit calls queued before the others, whatever their cost.
+#:
+#: Note [Operators.cpp queued first]
+#: ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+#: ``OperatorsEverything.cpp`` is 3 MB of text made beside its 3 MB of
+#: definitions.  Queued last (it is the smallest of ``-t headers``' three
+#: calls), it went to whichever process finished its half of the headers
+#: first, and rendered beside that half's catalog, views and plan: the peak of
+#: a split ``-t headers`` (68.8 MiB in the process that took it after the
+#: aggregate headers, against ~66 for the aggregate headers alone).  First, it
+#: renders while only the dispatcher views are alive, as in a run in order
+#: (see the registry); the process taking it then takes the half the other
+#: one left, so the shares are as even as before (0.25 + 1.05 s against 1.05 s
+#: slowed by the child's copy-on-write faults).
+EARLY_UNITS = frozenset({"headers/aten-operators"})
+
+
 @attrs.frozen
 class SplitPlan:
     """Which units the child emits first, and the queue's entries, largest first."""
@@ -143,6 +160,15 @@ class SplitPlan:
         """Every queued unit, in the order the queue hands them out."""
         return tuple(u for lot in self.lots for u in lot)
 
+    def after(self, unit: Unit) -> tuple[Unit, ...]:
+        """The units a process that emitted ``unit`` may still emit: the queue
+        hands its entries out in order, so those of later entries (and the
+        child's own before them)."""
+        if unit in self.child_first:
+            return (*self.child_first[self.child_first.index(unit) + 1 :], *self.queued)
+        queued = self.queued
+        return queued[queued.index(unit) + 1 :]
+
 
 def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None:
     """How ``units`` are shared, or None when a split cannot pay: one unit, or
@@ -151,13 +177,17 @@ def plan_split(units: Sequence[Unit], late: LateWork | None) -> SplitPlan | None
     rest = [u for u in units if u not in child_first]
     lots = sorted(
         _lots(rest, sum(u.cost for u in child_first)),
-        key=lambda lot: (-sum(u.cost for u in lot), lot[0].position),
+        key=lambda lot: (not _early(lot), -sum(u.cost for u in lot), lot[0].position),
     )
     if len(units) < 2 or not lots or len(lots) >= UnitQueue.END:
         return None
     if len(lots) == 1 and not child_first:
         return None
     return SplitPlan(child_first, tuple(lots))
+
+
+def _early(lot: tuple[Unit, ...]) -> bool:
+    return any(fragment_unit(u.target, u.backend.name) in EARLY_UNITS for u in lot)
 
 
 def _lots(units: Sequence[Unit], busy: float) -> list[tuple[Unit, ...]]:
@@ -222,6 +252,11 @@ class UnitQueue:
         if not self._closed:
             self._closed = True
             os.close(self._read)
+
+
+def following(plan: SplitPlan) -> Callable[[Unit], Sequence[Unit]] | None:
+    """:meth:`SplitPlan.after`, unless tests pin the units to the processes."""
+    return None if PIN_TO_CHILD is not None else plan.after
 
 
 def dealt(plan: SplitPlan) -> tuple[Iterable[Unit], Iterable[Unit], Callable[[], None]]:

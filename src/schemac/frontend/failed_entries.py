@@ -75,6 +75,20 @@ class FailedEntries:
         #: A tag definition failed whose name could not be read: any tag may be defined.
         self.unnamed_tag = False
 
+    def snapshot(self) -> FailedEntries:
+        """A copy of what is known now, for :meth:`restore`."""
+        copy = FailedEntries()
+        copy.restore(self)
+        return copy
+
+    def restore(self, snapshot: FailedEntries) -> None:
+        """Know again only what ``snapshot`` knew."""
+        self.families = set(snapshot.families)
+        self.names = set(snapshot.names)
+        self.tags = set(snapshot.tags)
+        self.unnamed = snapshot.unnamed
+        self.unnamed_tag = snapshot.unnamed_tag
+
     def add_schema_text(self, text: str | None) -> None:
         bases = family_bases_of_text(text) if text is not None else ()
         if not bases:

@@ -27,7 +27,8 @@ from schemac.frontend.release_checks import check_release_vocabulary
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.tags_loader import load_tags
 from schemac.frontend.torch_paths import TorchYamlPaths, torch_yaml_paths
-from schemac.frontend.yaml_nodes import read_yaml
+from schemac.frontend.yaml_nodes import YamlDocument, read_yaml
+from schemac.frontend.yaml_parts import PartFailed, YamlParts, read_yaml_list
 from schemac.ir.collector import building_ir
 from schemac.ir.derivatives import DeprecatedSignature, DerivativeEntry
 from schemac.ir.module import Module, SourceFiles
@@ -167,14 +168,14 @@ def _load(
             defined = frozenset(t.name for t in tag_defs)
             valid_tags = None if failed.unnamed_tag else KnownTags(defined, failed)
 
-    native_doc, problems = read_yaml(native_functions)
+    native_doc, problems = read_yaml_list(native_functions)
     sink.extend(problems)
     errors_before = len(sink.diagnostics)
     functions: tuple[NativeFunction, ...] = ()
     if native_doc is None:
         failed.unnamed = True
     else:
-        functions = load_native_functions(native_doc, parser, valid_tags, sink, failed)
+        functions = _load_native(native_doc, parser, valid_tags, sink, failed)
     # Nothing below reads a node tree: each goes before the next file is
     # composed (native_functions.yaml's is ~10 MiB, alive until now through
     # the load of derivatives.yaml: -2 MiB at the start of -t autograd's emission).
@@ -224,6 +225,34 @@ def _load(
         frozenset(failed.families),
         frozenset(str(name) for name in failed.names),
     )
+
+
+def _load_native(
+    doc: YamlParts | YamlDocument,
+    parser: SchemaParser,
+    valid_tags: AbstractSet[str] | None,
+    sink: DiagnosticSink,
+    failed: FailedEntries,
+) -> tuple[NativeFunction, ...]:
+    """The functions of ``doc``; in parts if it was cut, else (or if a part
+    fails) from the whole text (Note [Lists composed in parts])."""
+    if isinstance(doc, YamlParts):
+        mark = sink.mark()
+        known = failed.snapshot()
+        try:
+            return load_native_functions(doc, parser, valid_tags, sink, failed)
+        except PartFailed:
+            # Whatever the parts before it reported goes: the whole text is
+            # loaded again, and reports exactly what a whole load reports.
+            sink.rollback(mark)
+            failed.restore(known)
+        whole, problems = doc.whole()
+        sink.extend(problems)
+        if whole is None:
+            failed.unnamed = True
+            return ()
+        doc = whole
+    return load_native_functions(doc, parser, valid_tags, sink, failed)
 
 
 def load_torch_module(

@@ -39,6 +39,7 @@ from schemac.frontend.native_fields import (
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.source_keys import entries_keyable, entry_source_key
 from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
+from schemac.frontend.yaml_parts import YamlParts
 from schemac.ir.native import DeviceCheck, NativeFunction, Variant, set_loaded_key
 from schemac.ir.schema import FunctionSchema
 
@@ -70,7 +71,7 @@ DEFAULT_NAMESPACE = "aten"
 
 
 def load_native_functions(
-    doc: YamlDocument,
+    doc: YamlDocument | YamlParts,
     parser: SchemaParser,
     valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
@@ -81,7 +82,30 @@ def load_native_functions(
     An entry with an error in a field other than ``func`` is returned too
     (with that field's default): ``failed`` then learns of it from the
     error's position (:meth:`FailedEntries.add_functions_with_errors`).
+    ``doc`` in parts raises :class:`~schemac.frontend.yaml_parts.PartFailed`
+    when a part does not compose: the caller then loads the whole text.
     """
+    functions: list[NativeFunction] = []
+    first_line: dict[str, int] = {}
+    keyed = entries_keyable(doc.text)
+    # Note [Lists composed in parts]: a part's nodes go when its entries are loaded.
+    for part in (doc,) if isinstance(doc, YamlDocument) else doc.documents():
+        _load_part(part, parser, valid_tags, sink, failed, keyed, functions, first_line)
+    return tuple(functions)
+
+
+def _load_part(
+    doc: YamlDocument,
+    parser: SchemaParser,
+    valid_tags: AbstractSet[str] | None,
+    sink: DiagnosticSink,
+    failed: FailedEntries | None,
+    keyed: bool,
+    functions: list[NativeFunction],
+    first_line: dict[str, int],
+) -> None:
+    """Load ``doc``'s entries into ``functions`` (``first_line``: where each
+    operator loaded so far is defined)."""
     errors_before = len(sink.diagnostics)
     entries = top_level_entries(
         doc,
@@ -91,9 +115,6 @@ def load_native_functions(
     )
     if failed is not None and len(sink.diagnostics) > errors_before:
         failed.unnamed = True  # an item that is not a mapping
-    functions: list[NativeFunction] = []
-    first_line: dict[str, int] = {}
-    keyed = entries_keyable(doc)
     for node in entries:
         function = _load_entry(doc.file, node, parser, valid_tags, sink)
         if function is None:
@@ -112,7 +133,6 @@ def load_native_functions(
             continue
         first_line[key] = function.span.line
         functions.append(function)
-    return tuple(functions)
 
 
 def _schema_text(node: MappingNode) -> str | None:

@@ -14,22 +14,23 @@ _BEFORE_ANCHOR = frozenset("[{,")
 _NOT_AN_ANCHOR_NAME = frozenset("[]{},")
 
 
-def entries_keyable(doc: YamlDocument) -> bool:
-    """Whether every entry of ``doc`` composes from its own text alone: no
-    anchor (so no alias reaches another entry's node), no directive (``%TAG``
-    changes what a tag means), and marks that index the text (the C parser's
-    count bytes: equal to characters only in an ASCII text)."""
-    text = doc.text
+def entries_keyable(text: str) -> bool:
+    """Whether every entry of a document whose text is ``text`` composes from
+    its own text alone: no anchor (so no alias reaches another entry's node),
+    no directive (``%TAG`` changes what a tag means), and marks that index the
+    text (the C parser's count bytes: equal to characters only in an ASCII
+    text)."""
     if POSITIONS_IN_BYTES and not text.isascii():
         return False
-    return not _has_anchor(text) and not _has_directive(text)
+    return not has_anchor(text) and not _has_directive(text)
 
 
-def _has_anchor(text: str) -> bool:
+def has_anchor(text: str) -> bool:
     """Whether ``text`` has an anchor (``&name``) as a node property: an ``&``
     at the start of a line, after whitespace or a flow indicator, followed by
     a name character.  The whole text is searched, comments included (a match
-    in a comment only costs the keys).
+    in a comment only costs the keys, or the parts of Note [Lists composed in
+    parts] in :mod:`.yaml_parts`).
 
     Each ``&`` is found with ``str.find`` and its two neighbours looked at:
     torch's files hold a handful, where a regular expression trying every

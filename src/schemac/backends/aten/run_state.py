@@ -10,25 +10,30 @@ from the first ATen ``emit`` of a run to the others; nothing outlives the run.
 
 from __future__ import annotations
 
-import functools
+import weakref
+from collections.abc import Callable
 
 import attrs
 
 from schemac.backends.aten.headers.catalog import Catalog, build_catalog
 from schemac.backends.aten.registrations.plan import PlanIndex
 from schemac.backends.aten.signatures.table import ViewTable
-from schemac.backends.registry import EmitOptions
+from schemac.backends.registry import ATEN_PLAN, ATEN_STATE, EmitOptions, RunMemo
 from schemac.backends.templating import Templates
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile
-
-_MEMO_NAME = "aten-run-state"
 
 
 @attrs.frozen(eq=False)
 class AtenRunState:
     module: Module
     views: ViewTable
+    #: The memo holding the plan index, apart from this state, so that the
+    #: driver can drop the plan once no unit still to come reads it (Note [Memo
+    #: values dropped after their last reader] in :mod:`schemac.backends.driver`):
+    #: the run's memo by a weak reference (it holds this state, and a compile
+    #: collects no reference cycles), or a memo of this state's own.
+    _plan_memo: Callable[[], RunMemo | None] = attrs.field(alias="_plan_memo")
     #: Each package's templates, compiled once per run rather than once per target.
     _templates: dict[str, Templates] = attrs.field(factory=dict, alias="_templates")
     #: The headers' catalog, built by the first headers backend of the run and
@@ -38,16 +43,23 @@ class AtenRunState:
     )
 
     @classmethod
-    def of(cls, module: Module) -> AtenRunState:
-        return cls(module, ViewTable())
+    def of(cls, module: Module, memo: RunMemo | None = None) -> AtenRunState:
+        """``memo``: the run's, which will hold the new state."""
+        if memo is None:
+            own = RunMemo()
+            return cls(module, ViewTable(), _plan_memo=lambda: own)
+        return cls(module, ViewTable(), _plan_memo=weakref.ref(memo))
 
-    @functools.cached_property
+    @property
     def plan(self) -> PlanIndex:
         """The module's plan index, built by the first backend that reads it: the
         per-operator headers and ``Operators.cpp`` never do, and a process of a
         split ``-t headers`` that emits only those was building it for nothing
         (~1.5 MiB of its peak memory)."""
-        return PlanIndex.of(self.module)
+        memo = self._plan_memo()
+        if memo is None:  # the run is over: nothing will read the plan again
+            return PlanIndex.of(self.module)
+        return memo.get(ATEN_PLAN, lambda: PlanIndex.of(self.module))
 
     def templates(self, package: str) -> Templates:
         if package not in self._templates:
@@ -66,6 +78,6 @@ class AtenRunState:
 
 def aten_run_state(module: Module, options: EmitOptions) -> AtenRunState:
     """The run's shared state for ``module`` (made on first use)."""
-    state = options.memo.get(_MEMO_NAME, lambda: AtenRunState.of(module))
+    state = options.memo.get(ATEN_STATE, lambda: AtenRunState.of(module, options.memo))
     # A memo belongs to one module; a caller reusing options across modules gets its own.
     return state if state.module is module else AtenRunState.of(module)

@@ -118,8 +118,11 @@ class OutputSet:
         self._by_path: dict[str, GeneratedFile] = {}
         self._by_folded_path: dict[str, GeneratedFile] = {}
         self._problems: list[Diagnostic] = []
-        #: The (rank, arrival) of each accepted file, by folded path.
-        self._order: dict[str, tuple[int, int]] = {}
+        #: The rank of each accepted file, by folded path.  Not its arrival: an
+        #: accepted file arrived before every file that collides with it, which
+        #: is all a collision's report needs (and a small int is no object of
+        #: its own; a (rank, arrival) pair per file was ~0.8 MiB of -t headers).
+        self._ranks: dict[str, int] = {}
         #: Per folded path met more than once, every (rank, arrival, file), the first included.
         self._collisions: dict[str, list[tuple[int, int, GeneratedFile]]] = {}
         self._arrivals = 0
@@ -146,12 +149,12 @@ class OutputSet:
             folded = file.path
         earlier = self._by_folded_path.get(folded)
         if earlier is not None:
-            first = (*self._order[folded], earlier)
+            first = (self._ranks[folded], 0, earlier)
             self._collisions.setdefault(folded, [first]).append((rank, arrival, file))
             return False
         self._by_path[file.path] = file
         self._by_folded_path[folded] = file
-        self._order[folded] = (rank, arrival)
+        self._ranks[folded] = rank
         return True
 
     def forget_text(self, path: str) -> None:
