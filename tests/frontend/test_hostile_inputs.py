@@ -213,12 +213,20 @@ def test_an_interrupt_exits_130_with_one_line_and_leaves_nothing(
     pytest.fail("every compile committed before its interrupt landed")
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_while_staging(signum: int, where: Path, out: Path) -> tuple[int, str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "schemac", "compile", "--torch", "-t", "headers", "-o", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A test run started in the background by a non-interactive shell
+        # (`make test &`) inherits SIGINT ignored, and Python leaves an ignored
+        # SIGINT ignored: the compile would rightly run to the end.
+        preexec_fn=_default_sigint,
     )
     deadline = time.monotonic() + 60
     while not any(p.name.startswith(".out.schemac-stage-") for p in where.iterdir()):
