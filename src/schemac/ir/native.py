@@ -104,7 +104,8 @@ def set_loaded_key(function: NativeFunction, key: str) -> None:
     pass changed is walked as before, unless the pass says how the new value
     follows from a keyed one (:func:`~schemac.ir.slots.derive_source_key`):
     the resolution pass does for the implicit tags it adds and for each
-    function's resolution, which it computes from the function alone.
+    function's resolution, which it computes from the function alone, and
+    the autogen pass for each variant it synthesises from one source function.
     """
     set_source_key(function, key)
 

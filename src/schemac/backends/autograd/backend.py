@@ -20,7 +20,7 @@ from schemac.backends.autograd.policy import AutogradPolicy
 from schemac.backends.autograd.trace_type import NUM_SHARDS as TRACE_SHARDS
 from schemac.backends.autograd.trace_type import trace_files
 from schemac.backends.autograd.variable_type import NUM_SHARDS as VARIABLE_TYPE_SHARDS
-from schemac.backends.autograd.variable_type import variable_type_files
+from schemac.backends.autograd.variable_type import variable_type_files, variable_type_plans
 from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo
@@ -108,7 +108,7 @@ def kernels_slice(module: Module, options: EmitOptions) -> object:
     formula, such as ``isclose``) is in neither list, so an edit of it skips the
     unit.  The plans are the run's (the ``autograd`` unit makes the same ones)."""
     plans = _plans(module, _policy(options.profile), options.memo)
-    chosen = tuple(plan for plan in plans if plan.has_generated_autograd)
+    chosen = variable_type_plans(plans)
     return (module.sources, module.release, chosen, inplace_or_view_plans(plans))
 
 

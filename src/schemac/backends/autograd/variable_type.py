@@ -86,6 +86,11 @@ def _render_kernels(templates: Templates, inputs: tuple[str, tuple[_Piece, ...]]
     return printed_kernels(templates, "_variable_type_kernels.mako", views)
 
 
+def variable_type_plans(plans: tuple[OperatorPlan, ...]) -> tuple[OperatorPlan, ...]:
+    """The plans VariableType prints a kernel for (the autograd-kernels slice reads them too)."""
+    return tuple(p for p in plans if p.has_generated_autograd)
+
+
 def variable_type_files(
     templates: Templates,
     plans: tuple[OperatorPlan, ...],
@@ -96,7 +101,7 @@ def variable_type_files(
 ) -> Iterator[GeneratedFile]:
     """``shards``: how many VariableType_<n>.cpp the release writes; ``fragments``:
     where the kernels are printed (Note [Autograd pieces])."""
-    chosen = tuple(p for p in plans if p.has_generated_autograd)
+    chosen = variable_type_plans(plans)
     yield GeneratedFile(
         f"{directory}/VariableType.h",
         templates.render("VariableType.h.mako", VariableTypeHeaderView(), sources=sources),
