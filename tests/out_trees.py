@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from schemac.rebuild.fragments import FRAGMENTS_NAME, TAIL_NAME
+from schemac.rebuild.loaded_parts import PARTS_NAME
 from schemac.rebuild.state import STATE_NAME
 
 #: What a compile keeps in OUT for its next run: never output, never compared.
-BOOKKEEPING = frozenset({STATE_NAME, FRAGMENTS_NAME, TAIL_NAME})
+BOOKKEEPING = frozenset({STATE_NAME, FRAGMENTS_NAME, TAIL_NAME, PARTS_NAME})
 
 
 def contents(root: Path) -> dict[str, bytes]:

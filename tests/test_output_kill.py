@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 
+from out_trees import BOOKKEEPING
 from schemac.backends.output.journal import recover
 from schemac.backends.output.lock import OutPlaces
 from schemac.frontend.loader import torch_yaml_paths
@@ -62,18 +63,14 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-#: The no-op check's stat record differs by design; the fragment cache (Operators.cpp's
-#: pieces) is trusted only when the state's SHA-256 says it is the one the state was written
-#: with, so a kill may leave either run's (or none) beside either tree.
-_BOOKKEEPING = frozenset({".schemac-state", ".schemac-fragments", ".schemac-fragments-tail"})
-
-
 def _tree(root: Path) -> dict[str, bytes]:
     """Every output file's bytes (not the bookkeeping)."""
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and p.name not in _BOOKKEEPING
+        # Bookkeeping differs by design: the no-op check's stat record, and caches
+        # trusted only when their digests say so, so a kill may leave either run's.
+        if p.is_file() and p.name not in BOOKKEEPING
     }
 
 

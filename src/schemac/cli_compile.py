@@ -177,7 +177,8 @@ def _compile_recorded(
         # Torch's derivatives and deprecated signatures only for targets that
         # read them (not the backend's files or -t headers: ~0.07 s of loading).
         autograd = any(target_reads(t) & {"derivatives", "deprecated"} for t in targets)
-        load = load_inputs_partially(args, target, autograd_files=autograd)
+        memo = None if recording is None else recording.part_memo()
+        load = load_inputs_partially(args, target, autograd_files=autograd, memo=memo)
         if load.failed:
             _raise_every_problem(load, compile_pass_manager(targets, args.select), context, backend)
         module = load.module

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from schemac.cli_release import TargetRelease, add_release_arguments
 from schemac.diagnostics import Diagnostic, InputError, SchemacError
@@ -23,6 +24,9 @@ from schemac.frontend.loader import (
     torch_yaml_paths,
 )
 from schemac.ir.module import Module
+
+if TYPE_CHECKING:
+    from schemac.frontend.part_memo import PartMemo
 
 
 def add_input_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,12 +69,18 @@ def input_usage_error(args: argparse.Namespace) -> str | None:
 
 
 def load_inputs_partially(
-    args: argparse.Namespace, target: TargetRelease, *, autograd_files: bool = True
+    args: argparse.Namespace,
+    target: TargetRelease,
+    *,
+    autograd_files: bool = True,
+    memo: PartMemo | None = None,
 ) -> LoadResult:
     """What :func:`add_input_arguments`' options name, loaded for ``target``, errors beside.
 
     ``autograd_files=False``: with ``--torch``, leave torch's derivatives and
     deprecated signatures out unless named (outputs that never read them).
+    ``memo``: parts an earlier compile into the same OUT loaded (Note [Loaded
+    parts remembered] in :mod:`schemac.frontend.part_memo`).
     """
     native, tags = args.native_functions, args.tags
     derivatives, deprecated = args.derivatives, args.deprecated
@@ -88,7 +98,13 @@ def load_inputs_partially(
         tags = tags or paths.tags
         host = host or host_root_of(paths.native_functions)
     return load_module_partially(
-        native, tags, derivatives, deprecated, profile=target.profile, host_templates=host
+        native,
+        tags,
+        derivatives,
+        deprecated,
+        profile=target.profile,
+        host_templates=host,
+        memo=memo,
     )
 
 

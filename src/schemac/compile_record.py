@@ -39,6 +39,7 @@ from schemac.rebuild.fragments import (
     StoredFragments,
 )
 from schemac.rebuild.inputs import InputRecorder
+from schemac.rebuild.loaded_parts import PARTS_NAME, LoadedParts
 from schemac.rebuild.reuse import (
     Previous,
     current_digests,
@@ -154,6 +155,15 @@ class Recording:
         self._pid = os.getpid()
         #: The fragment units (Note [Fragment reuse]) this run recorded pieces of.
         self._fragment_units: set[str] = set()
+        #: The loaded parts of native_functions.yaml, once asked for.
+        self._parts: LoadedParts | None = None
+
+    def part_memo(self) -> LoadedParts:
+        """The parts of native_functions.yaml the last run into OUT loaded, and
+        this run's (Note [Loaded parts remembered] in :mod:`schemac.frontend.part_memo`)."""
+        if self._parts is None:
+            self._parts = LoadedParts(self.out_dir, self.key)
+        return self._parts
 
     @property
     def incremental(self) -> bool:
@@ -389,6 +399,10 @@ class Recording:
         self.recorder.stop()
         if not self.out_dir.is_dir():
             return False
+        if self._parts is not None:
+            # Whatever else is kept: a part is remembered only if it loaded
+            # without a diagnostic, and its key covers all that loading it read.
+            self._parts.save()
         if warned:
             (self.out_dir / STATE_NAME).unlink(missing_ok=True)
             (self.out_dir / FRAGMENTS_NAME).unlink(missing_ok=True)
@@ -411,10 +425,11 @@ class Recording:
         auxiliary: Sequence[Path | None],
         extra_inputs: Sequence[str],
     ) -> bool:
-        # The fragments file is read as a cache, not as an input: its bytes
-        # are checked against the state, and what it holds never changes an output.
+        # The fragments and the loaded parts are read as caches, not as inputs:
+        # their bytes are checked (against the state, against their digests), and
+        # what they hold never changes an output.
         written = [f.path for f in result.files] + [MANIFEST_NAME, STATE_NAME]
-        written += [FRAGMENTS_NAME, TAIL_NAME]
+        written += [FRAGMENTS_NAME, TAIL_NAME, PARTS_NAME]
         written += [path for path, _ in result.kept]
         written += [p for paths in self.reused.values() for p in paths]
         inputs = {*self.recorder.read_files(written), *(os.path.abspath(p) for p in extra_inputs)}

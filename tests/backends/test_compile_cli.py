@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import schemac
+from out_trees import BOOKKEEPING as OUT_BOOKKEEPING
 from schemac.backends import split
 from schemac.cli import main
 
@@ -22,7 +23,7 @@ OLD = 1_000_000_000
 STATE = ".schemac-state"  # the no-op check's record of stat data: not an output
 #: The no-op check's record and the fragment cache (Note [Fragment reuse]): bookkeeping,
 #: rewritten by every run that is not a no-op.
-BOOKKEEPING = frozenset({STATE, ".schemac-fragments", ".schemac-fragments-tail"})
+BOOKKEEPING = OUT_BOOKKEEPING
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from out_trees import BOOKKEEPING
 from schemac.backends import driver
 from schemac.backends.forked import can_fork
 from schemac.backends.late_work import LateWork
@@ -185,8 +186,7 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {
         str(p.relative_to(root)): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file()
-        and p.name not in (".schemac-state", ".schemac-fragments", ".schemac-fragments-tail")
+        if p.is_file() and p.name not in BOOKKEEPING
     }
 
 

@@ -23,6 +23,7 @@ from schemac.frontend.derivatives_loader import load_derivatives
 from schemac.frontend.failed_entries import FailedEntries, KnownTags, family_bases_of_text
 from schemac.frontend.host_templates import host_root_of, load_host_templates
 from schemac.frontend.native_loader import load_native_functions
+from schemac.frontend.part_memo import PartMemo
 from schemac.frontend.release_checks import check_release_vocabulary
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.tags_loader import load_tags
@@ -128,8 +129,12 @@ def load_module_partially(
     *,
     profile: ReleaseProfile | None = None,
     host_templates: PathLike | None = None,
+    memo: PartMemo | None = None,
 ) -> LoadResult:
-    """:func:`load_module`, returning what loaded beside the diagnostics instead of raising."""
+    """:func:`load_module`, returning what loaded beside the diagnostics instead of raising.
+
+    ``memo``: where parts of ``native_functions`` an earlier run loaded are
+    remembered (Note [Loaded parts remembered] in :mod:`.part_memo`)."""
     # The collector is paused while the IR is built and the module moved to
     # its oldest generation afterwards: see schemac.ir.collector.
     with building_ir():
@@ -139,6 +144,7 @@ def load_module_partially(
             derivatives,
             deprecated,
             reference_profile() if profile is None else profile,
+            memo,
         )
         if host_templates is None:
             return result
@@ -152,6 +158,7 @@ def _load(
     derivatives: PathLike | None,
     deprecated: PathLike | None,
     profile: ReleaseProfile,
+    memo: PartMemo | None,
 ) -> LoadResult:
     sink = DiagnosticSink()
     parser = SchemaParser()
@@ -175,7 +182,10 @@ def _load(
     if native_doc is None:
         failed.unnamed = True
     else:
-        functions = _load_native(native_doc, parser, valid_tags, sink, failed)
+        # Not with errors in tags.yaml: loading a part may then record in
+        # ``failed`` which tags were meant, which a recalled part would not.
+        part_memo = None if sink.diagnostics else memo
+        functions = _load_native(native_doc, parser, valid_tags, sink, failed, part_memo)
     # Nothing below reads a node tree: each goes before the next file is
     # composed (native_functions.yaml's is ~10 MiB, alive until now through
     # the load of derivatives.yaml: -2 MiB at the start of -t autograd's emission).
@@ -233,6 +243,7 @@ def _load_native(
     valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
     failed: FailedEntries,
+    memo: PartMemo | None,
 ) -> tuple[NativeFunction, ...]:
     """The functions of ``doc``; in parts if it was cut, else (or if a part
     fails) from the whole text (Note [Lists composed in parts])."""
@@ -240,7 +251,7 @@ def _load_native(
         mark = sink.mark()
         known = failed.snapshot()
         try:
-            return load_native_functions(doc, parser, valid_tags, sink, failed)
+            return load_native_functions(doc, parser, valid_tags, sink, failed, memo)
         except PartFailed:
             # Whatever the parts before it reported goes: the whole text is
             # loaded again, and reports exactly what a whole load reports.

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
+from functools import partial
 
 import attrs
 
@@ -36,6 +37,7 @@ from schemac.frontend.native_fields import (
     read_ufunc_inner_loop,
     split_pieces,
 )
+from schemac.frontend.part_memo import PartMemo, part_key, pickled_part, unpickled_part
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.source_keys import entries_keyable, entry_source_key
 from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
@@ -76,6 +78,7 @@ def load_native_functions(
     valid_tags: AbstractSet[str] | None,
     sink: DiagnosticSink,
     failed: FailedEntries | None = None,
+    memo: PartMemo | None = None,
 ) -> tuple[NativeFunction, ...]:
     """Every entry that loaded; ``failed`` learns the names of those that did not.
 
@@ -84,14 +87,54 @@ def load_native_functions(
     error's position (:meth:`FailedEntries.add_functions_with_errors`).
     ``doc`` in parts raises :class:`~schemac.frontend.yaml_parts.PartFailed`
     when a part does not compose: the caller then loads the whole text.
+    ``memo``: parts of ``doc`` loaded by an earlier run (Note [Loaded parts
+    remembered] in :mod:`.part_memo`); only ``doc`` in parts uses it.
     """
     functions: list[NativeFunction] = []
     first_line: dict[str, int] = {}
     keyed = entries_keyable(doc.text)
-    # Note [Lists composed in parts]: a part's nodes go when its entries are loaded.
-    for part in (doc,) if isinstance(doc, YamlDocument) else doc.documents():
-        _load_part(part, parser, valid_tags, sink, failed, keyed, functions, first_line)
+    if isinstance(doc, YamlDocument):
+        _load_part(doc, parser, valid_tags, sink, failed, keyed, functions, first_line)
+        return tuple(functions)
+    tags = None if valid_tags is None else frozenset(valid_tags)
+    # Note [Loaded parts remembered]: the keys travel with the functions.
+    memo = memo if keyed else None
+    for part in doc.parts():
+        key = None
+        if memo is not None:
+            key = part_key(part.file, part.lines_before, part.text, tags)
+            data = memo.recall(key)
+            recalled = None if data is None else unpickled_part(data)
+            if recalled is not None:
+                for function in recalled:
+                    _admit(function, sink, functions, first_line)
+                continue
+        loaded_before = len(functions)
+        mark = sink.mark()
+        # Note [Lists composed in parts]: a part's nodes go when its entries are loaded.
+        _load_part(part.composed(), parser, valid_tags, sink, failed, keyed, functions, first_line)
+        if memo is not None and key is not None and sink.mark() == mark:
+            memo.remember(key, partial(pickled_part, functions[loaded_before:]))
     return tuple(functions)
+
+
+def _admit(
+    function: NativeFunction,
+    sink: DiagnosticSink,
+    functions: list[NativeFunction],
+    first_line: dict[str, int],
+) -> None:
+    """Add ``function`` unless an operator of its name was loaded before."""
+    key = f"{function.namespace}::{function.name}"
+    if key in first_line:
+        sink.error(
+            function.func.name_span,
+            f"operator '{function.name}' is defined twice",
+            f"the first definition is on line {first_line[key]}",
+        )
+        return
+    first_line[key] = function.span.line
+    functions.append(function)
 
 
 def _load_part(
@@ -123,16 +166,7 @@ def _load_part(
             continue
         if keyed:
             set_loaded_key(function, entry_source_key(doc, node))
-        key = f"{function.namespace}::{function.name}"
-        if key in first_line:
-            sink.error(
-                function.func.name_span,
-                f"operator '{function.name}' is defined twice",
-                f"the first definition is on line {first_line[key]}",
-            )
-            continue
-        first_line[key] = function.span.line
-        functions.append(function)
+        _admit(function, sink, functions, first_line)
 
 
 def _schema_text(node: MappingNode) -> str | None:

@@ -86,27 +86,41 @@ class YamlParts:
             return None
         return cls(file, text, (0, *cuts))
 
-    def documents(self) -> Iterator[YamlDocument]:
-        """Each part composed, in order; raises :class:`PartFailed`."""
+    def parts(self) -> Iterator[YamlPart]:
+        """Each part, in order, not composed yet."""
         text = self.text
         lines = 0
         counted = 0
         for start, end in zip(self.starts, (*self.starts[1:], len(text)), strict=True):
             lines += text.count("\n", counted, start)
             counted = start
-            # No local keeps a part: it goes before the next one is composed.
-            yield _composed("\n" * lines + text[start:end], self.file)
+            yield YamlPart(self.file, lines, text[start:end])
+
+    def documents(self) -> Iterator[YamlDocument]:
+        """Each part composed, in order; raises :class:`PartFailed`."""
+        for part in self.parts():
+            # No local keeps a part's nodes: they go before the next one is composed.
+            yield part.composed()
 
     def whole(self) -> tuple[YamlDocument | None, list[Diagnostic]]:
         """The whole text composed, as :func:`~schemac.frontend.yaml_nodes.read_yaml` gives it."""
         return parse_yaml_text(self.text, self.file)
 
 
-def _composed(text: str, file: str) -> YamlDocument:
-    doc, problems = parse_yaml_text(text, file)
-    if problems or doc is None or not isinstance(doc.root, SequenceNode) or doc.root.flow_style:
-        raise PartFailed
-    return doc
+@attrs.frozen
+class YamlPart:
+    """One part of a :class:`YamlParts`: its text and the lines of the file before it."""
+
+    file: str
+    lines_before: int
+    text: str
+
+    def composed(self) -> YamlDocument:
+        """The part composed with the file's marks; raises :class:`PartFailed`."""
+        doc, problems = parse_yaml_text("\n" * self.lines_before + self.text, self.file)
+        if problems or doc is None or not isinstance(doc.root, SequenceNode) or doc.root.flow_style:
+            raise PartFailed
+        return doc
 
 
 def read_yaml_list(

@@ -35,7 +35,13 @@ _MAX_PATH_LENGTH = 200
 
 #: Names the output machinery keeps for itself (see :mod:`.commit`).
 RESERVED_NAMES = frozenset(
-    {".schemac-manifest", ".schemac-state", ".schemac-fragments", ".schemac-fragments-tail"}
+    {
+        ".schemac-manifest",
+        ".schemac-state",
+        ".schemac-fragments",
+        ".schemac-fragments-tail",
+        ".schemac-parts",
+    }
 )
 
 

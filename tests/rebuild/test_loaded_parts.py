@@ -1,0 +1,107 @@
+"""``OUT/.schemac-parts`` (:mod:`schemac.rebuild.loaded_parts`): parts come back only whole
+and under the run key they were saved with, the file holds exactly the parts the last
+compile used, and a compile over a damaged file writes what a cold one writes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from out_trees import compile_argv, contents
+from schemac import launcher
+from schemac.frontend import yaml_parts
+from schemac.rebuild.loaded_parts import PARTS_NAME, LoadedParts
+
+ROOT = Path(__file__).resolve().parents[2]
+TOY = ROOT / "examples" / "toyops"
+
+
+def _saved(out: Path, parts: dict[str, bytes], key: str = "run") -> None:
+    store = LoadedParts(out, key)
+    for name, data in parts.items():
+        store.remember(name, lambda data=data: data)
+    store.save()
+
+
+def test_parts_come_back_under_their_run_key_only(tmp_path: Path) -> None:
+    _saved(tmp_path, {"a": b"first", "b": b"\nsecond\n"})
+    store = LoadedParts(tmp_path, "run")
+    assert store.recall("a") == b"first" and store.recall("b") == b"\nsecond\n"
+    assert store.recall("c") is None
+    assert LoadedParts(tmp_path, "another run").recall("a") is None
+
+
+def test_a_damaged_file_gives_back_only_whole_parts(tmp_path: Path) -> None:
+    _saved(tmp_path, {"a": b"first", "b": b"second"})
+    path = tmp_path / PARTS_NAME
+    data = path.read_bytes()
+    path.write_bytes(data[:-3])
+    store = LoadedParts(tmp_path, "run")
+    assert store.recall("a") == b"first" and store.recall("b") is None
+    path.write_bytes(data.replace(b"first", b"firsT"))
+    assert LoadedParts(tmp_path, "run").recall("a") is None
+    for header in (b"", b"schemac-parts 1 run\n", b"schemac-parts 2 run 2\n", b"garbage"):
+        path.write_bytes(header + data[data.index(b"\n") + 1 :])
+        assert LoadedParts(tmp_path, "run").recall("a") is None
+
+
+def test_the_file_holds_the_parts_of_the_last_run_and_is_kept_when_they_are_its_own(
+    tmp_path: Path,
+) -> None:
+    _saved(tmp_path, {"a": b"first", "b": b"second"})
+    path = tmp_path / PARTS_NAME
+    store = LoadedParts(tmp_path, "run")
+    assert store.recall("a") == b"first" and store.recall("b") == b"second"
+    before = path.stat()
+    store.save()
+    assert path.stat().st_ino == before.st_ino  # all recalled, none new: not rewritten
+    store = LoadedParts(tmp_path, "run")
+    store.recall("b")
+    store.remember("c", lambda: b"third")
+    store.save()
+    store = LoadedParts(tmp_path, "run")
+    assert store.recall("a") is None  # not used by the last run
+    assert store.recall("b") == b"second" and store.recall("c") == b"third"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [PARTS_NAME]
+
+
+def test_a_compile_over_damaged_parts_writes_what_a_cold_one_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(yaml_parts, "PART_ITEMS", 4)
+    toy = tmp_path / "toy"
+    shutil.copytree(TOY, toy)
+    out = tmp_path / "out"
+    argv = compile_argv(toy, out, "headers,schema,cpu")
+    assert launcher.main(argv) == 0
+    parts = out / PARTS_NAME
+    first = parts.read_bytes()
+    # One part per four entries, all of them clean.
+    assert first.split(b"\n", 1)[0].endswith(b" 7")
+    native = toy / "native_functions.yaml"
+    for damage in ("truncated", "flipped", "removed"):
+        if damage == "truncated":
+            parts.write_bytes(parts.read_bytes()[:-100])
+        elif damage == "flipped":
+            data = bytearray(parts.read_bytes())
+            data[-50] ^= 0xFF
+            parts.write_bytes(bytes(data))
+        else:
+            parts.unlink()
+        native.write_text(native.read_text() + f"# edited after the parts were {damage}\n")
+        assert launcher.main(argv) == 0
+        cold = tmp_path / f"cold-{damage}"
+        assert launcher.main(compile_argv(toy, cold, "headers,schema,cpu")) == 0
+        assert contents(out) == contents(cold)
+        # The file was written again, whole.
+        assert LoadedParts(out, _run_key(out)).recall(_first_key(parts)) is not None
+
+
+def _run_key(out: Path) -> str:
+    return (out / PARTS_NAME).read_bytes().split(b"\n", 1)[0].split(b" ")[2].decode()
+
+
+def _first_key(parts: Path) -> str:
+    return parts.read_bytes().split(b"\n")[1].split(b" ")[0].decode()
