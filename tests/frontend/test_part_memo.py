@@ -180,3 +180,53 @@ def test_damaged_or_foreign_bytes_are_not_a_part(tmp_path: Path) -> None:
 def test_functions_without_source_keys_are_not_pickled() -> None:
     function = NativeFunction.__new__(NativeFunction)
     assert pickled_part([function]) is None
+
+
+def _torch_copies(tmp_path: Path) -> tuple[Path, Path, Path]:
+    native, tags = _torch_copy(tmp_path)
+    derivatives = tmp_path / "derivatives.yaml"
+    derivatives.write_text(Path(torch_yaml_paths().derivatives).read_text())
+    return native, tags, derivatives
+
+
+def _entry_facts(result: LoadResult) -> list[object]:
+    return [(e, e.span, e.field_spans, e.schema.span) for e in result.module.derivatives]
+
+
+def test_recalled_derivative_parts_are_the_loaded_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    native, tags, derivatives = _torch_copies(tmp_path)
+    memo = DictMemo()
+    cold = load_module_partially(native, tags, derivatives, memo=memo)
+    assert not cold.diagnostics and len(cold.module.derivatives) > 600
+    parts = memo.remembered
+
+    def refused(self: YamlPart) -> object:
+        raise AssertionError("a remembered part was composed again")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(YamlPart, "composed", refused)
+        warm = load_module_partially(native, tags, derivatives, memo=memo)
+    assert memo.recalled == parts
+    assert _entry_facts(warm) == _entry_facts(cold)
+    # Composed whole (Note [Lists composed in parts]): the same entries.
+    monkeypatch.setattr(yaml_parts, "PART_ITEMS", 10**6)
+    whole = load_module_partially(native, tags, derivatives)
+    assert _entry_facts(whole) == _entry_facts(cold)
+
+
+def test_a_recalled_derivative_part_still_names_operators(tmp_path: Path) -> None:
+    """An entry's operator is looked up in native_functions.yaml again: a part
+    whose entry lost its operator is loaded, and reports it."""
+    native, tags, derivatives = _torch_copies(tmp_path)
+    memo = DictMemo()
+    load_module_partially(native, tags, derivatives, memo=memo)
+    text = native.read_text()
+    # Renamed in native_functions.yaml only: derivatives.yaml's entry now names nothing.
+    native.write_text(text.replace("- func: sinh(Tensor self)", "- func: sinh2(Tensor self)"))
+    memo.recalled = 0
+    result = load_module_partially(native, tags, derivatives, memo=memo)
+    plain = load_module_partially(native, tags, derivatives)
+    assert [str(d) for d in result.diagnostics] == [str(d) for d in plain.diagnostics]
+    assert any("no operator 'sinh(Tensor self)" in d.message for d in result.diagnostics)

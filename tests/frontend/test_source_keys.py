@@ -17,7 +17,8 @@ from pathlib import Path
 
 import attrs
 import pytest
-from hypothesis import given
+import yaml
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from schemac.backends.reuse import Fingerprints
@@ -84,17 +85,53 @@ def test_no_keys_where_an_entry_may_load_from_outside_its_text(tmp_path: Path, t
     assert module.functions and _keys(module) == [None] * len(module.functions)
 
 
-#: The rule the anchor and directive finders implement, as regular expressions: an
-#: ``&`` at a line start, after whitespace or a flow indicator, before a name
-#: character; a ``%`` at a line start.
+#: The rule the anchor finder started from, as a regular expression: an ``&`` at a line
+#: start, after whitespace or a flow indicator, before a name character; the finder now
+#: also asks that a node may start there.  The directive rule: a ``%`` at a line start.
 _ANCHOR_RULE = re.compile(r"(?:^|[\s\[\{,])&[^\s\[\]\{\},]", re.MULTILINE)
 _DIRECTIVE_RULE = re.compile(r"^%", re.MULTILINE)
 
 
-@given(st.text(alphabet=st.sampled_from("&% \t\n\r[]{},#:-ab\u00a0\u2028"), max_size=12))
+@given(st.text(alphabet=st.sampled_from("&% \t\n\r[]{},#:-ab!?\u00a0\u2028"), max_size=12))
 def test_the_anchor_and_directive_finders_follow_their_rule(text: str) -> None:
-    assert source_keys.has_anchor(text) == (_ANCHOR_RULE.search(text) is not None)
+    if source_keys.has_anchor(text):
+        assert _ANCHOR_RULE.search(text) is not None
     assert source_keys._has_directive(text) == (_DIRECTIVE_RULE.search(text) is not None)
+
+
+#: Lines of YAML texts with ``&`` in and out of the places where a node starts.
+_LINE = st.tuples(
+    st.sampled_from(["", "  ", "    "]),
+    st.sampled_from(["", "- ", "k: ", "? ", ": ", "- k: "]),
+    st.sampled_from(["", "&a ", "!t &a ", "&a !t ", "!!str "]),
+    st.sampled_from(["", "x", "a && b", "b &c", "[&a x]", "{k: &a v}", "'&a'", "*a"]),
+    st.sampled_from(["", " # c &d", ":"]),
+).map("".join)
+
+
+@settings(max_examples=1500)
+@given(st.lists(_LINE, max_size=5).map("\n".join))
+def test_every_anchor_the_parser_sees_is_found(text: str) -> None:
+    """Every anchor libyaml reads is found (an alias needs one to compose)."""
+    try:
+        events = list(yaml.parse(text, Loader=yaml.CSafeLoader))
+    except yaml.YAMLError:
+        return
+    anchored = any(
+        getattr(event, "anchor", None) is not None
+        for event in events
+        if not isinstance(event, yaml.AliasEvent)
+    )
+    event("anchored" if anchored else "no anchor")
+    if anchored:
+        assert source_keys.has_anchor(text), text
+
+
+def test_an_ampersand_inside_a_plain_scalar_is_no_anchor() -> None:
+    assert not source_keys.has_anchor("- name: f\n  self: a.defined() && !b\n")
+    assert not source_keys.has_anchor("- x # see &ref\n")
+    for anchored in ("- &a x\n", "k: &a v\n", "k: !!str &a v\n", "[&a x]\n", "k:\n  &a v\n"):
+        assert source_keys.has_anchor(anchored), anchored
 
 
 def test_changed_copies_have_no_key(tmp_path: Path) -> None:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import partial
 
 from schemac.diagnostics import DiagnosticSink, SchemacError, Span, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
 from schemac.frontend.failed_entries import FailedEntries
 from schemac.frontend.native_fields import piece_span, split_pieces
+from schemac.frontend.part_memo import PartMemo, part_key, pickled_entries, unpickled_entries
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.yaml_nodes import (
     MappingNode,
@@ -31,6 +33,7 @@ from schemac.frontend.yaml_nodes import (
     scalar_value,
     string_value,
 )
+from schemac.frontend.yaml_parts import YamlParts
 from schemac.ir.derivatives import DerivativeEntry, DispatchFormulas, Formula
 from schemac.ir.dispatch import KNOWN_DISPATCH_KEYS
 from schemac.ir.names import OperatorName
@@ -53,11 +56,12 @@ _RESULT_NAME = re.compile(r"result\d*")
 
 
 def load_derivatives(
-    doc: YamlDocument,
+    doc: YamlDocument | YamlParts,
     parser: SchemaParser,
     functions: Mapping[OperatorName, NativeFunction] | None,
     sink: DiagnosticSink,
     failed: FailedEntries | None = None,
+    memo: PartMemo | None = None,
 ) -> tuple[DerivativeEntry, ...]:
     """Load the entries; ``functions`` maps operator names to their functions.
 
@@ -68,13 +72,50 @@ def load_derivatives(
     the cross-file check is skipped rather than reported as a flood of misses.
     ``failed``: the families whose native entries failed to load; an entry of
     one names no missing operator (Note [Every error in one run]) and is left
-    out, as is every entry with an error of its own.
+    out, as is every entry with an error of its own.  ``doc`` in parts raises
+    :class:`~schemac.frontend.yaml_parts.PartFailed` when a part does not
+    compose; ``memo`` then holds parts an earlier run loaded (Note [Loaded
+    parts remembered] in :mod:`.part_memo`): a part is recalled only if each
+    of its entries still names an operator of ``functions``.
     """
-    example = "an entry looks like '- name: foo(Tensor self) -> Tensor' and '  self: grad'"
     entries: list[DerivativeEntry] = []
     # Entries by operator name: schemas that print alike have the same name,
     # so only entries sharing a name (rare) are printed to compare them.
     by_name: dict[OperatorName, list[DerivativeEntry]] = {}
+    if isinstance(doc, YamlDocument):
+        _load_part(doc, parser, functions, sink, failed, entries, by_name)
+        return tuple(entries)
+    memo = None if functions is None else memo
+    for part in doc.parts():
+        key = None
+        if memo is not None and functions is not None:
+            key = part_key("derivatives", part.file, part.lines_before, part.text)
+            data = memo.recall(key)
+            recalled = None if data is None else unpickled_entries(data)
+            if recalled is not None and all(
+                _names_an_operator(e.schema, functions) for e in recalled
+            ):
+                for entry in recalled:
+                    _admit(entry, sink, entries, by_name)
+                continue
+        loaded_before = len(entries)
+        mark = sink.mark()
+        _load_part(part.composed(), parser, functions, sink, failed, entries, by_name)
+        if memo is not None and key is not None and sink.mark() == mark:
+            memo.remember(key, partial(pickled_entries, entries[loaded_before:]))
+    return tuple(entries)
+
+
+def _load_part(
+    doc: YamlDocument,
+    parser: SchemaParser,
+    functions: Mapping[OperatorName, NativeFunction] | None,
+    sink: DiagnosticSink,
+    failed: FailedEntries | None,
+    entries: list[DerivativeEntry],
+    by_name: dict[OperatorName, list[DerivativeEntry]],
+) -> None:
+    example = "an entry looks like '- name: foo(Tensor self) -> Tensor' and '  self: grad'"
     for node in top_level_entries(doc, sink, "derivative entries", example):
         errors_before = len(sink.diagnostics)
         entry = _load_entry(doc.file, node, parser, functions, sink, failed)
@@ -84,18 +125,27 @@ def load_derivatives(
             failed is not None and failed.is_failed(entry.schema.name)
         ):
             continue
-        namesakes = by_name.setdefault(entry.schema.name, [])
-        first = _first_printed_alike(entry, namesakes)
-        if first is not None:
-            sink.error(
-                entry.schema.span,
-                f"derivatives for '{entry.schema}' are defined twice",
-                f"the first definition is on line {first.schema.span.line}",
-            )
-            continue
-        namesakes.append(entry)
-        entries.append(entry)
-    return tuple(entries)
+        _admit(entry, sink, entries, by_name)
+
+
+def _admit(
+    entry: DerivativeEntry,
+    sink: DiagnosticSink,
+    entries: list[DerivativeEntry],
+    by_name: dict[OperatorName, list[DerivativeEntry]],
+) -> None:
+    """Add ``entry`` unless an entry for the same schema came before."""
+    namesakes = by_name.setdefault(entry.schema.name, [])
+    first = _first_printed_alike(entry, namesakes)
+    if first is not None:
+        sink.error(
+            entry.schema.span,
+            f"derivatives for '{entry.schema}' are defined twice",
+            f"the first definition is on line {first.schema.span.line}",
+        )
+        return
+    namesakes.append(entry)
+    entries.append(entry)
 
 
 def _first_printed_alike(
@@ -176,8 +226,7 @@ def _read_schema(
         return None
     if (
         functions is not None
-        and not _known(schema, functions)
-        and not _autogenerated(schema, functions)
+        and not _names_an_operator(schema, functions)
         and not (failed is not None and failed.is_failed(schema.name))
     ):
         reader.sink.error(
@@ -187,6 +236,13 @@ def _read_schema(
         )
         return None
     return schema
+
+
+def _names_an_operator(
+    schema: FunctionSchema, functions: Mapping[OperatorName, NativeFunction]
+) -> bool:
+    """Whether ``schema`` is an operator's of ``functions``, or one an ``autogen:`` promises."""
+    return _known(schema, functions) or _autogenerated(schema, functions)
 
 
 def _known(schema: FunctionSchema, functions: Mapping[OperatorName, NativeFunction]) -> bool:

@@ -12,8 +12,10 @@ files are parsed once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from pathlib import Path
+from typing import TypeVar
 
 import attrs
 
@@ -198,14 +200,25 @@ def _load(
 
     derivative_entries: tuple[DerivativeEntry, ...] = ()
     if derivatives is not None:
-        doc, problems = read_yaml(derivatives)
+        # Not after errors in native_functions.yaml: the entries of its failed
+        # families are then left out, which a recalled part would not know.
+        entries_memo = None if sink.diagnostics else memo
+        derivatives_doc, problems = read_yaml_list(derivatives)
         sink.extend(problems)
-        if doc is not None:
+        if derivatives_doc is not None:
             # Keyed by name, not schema text: printing every schema costs more
             # than the whole derivatives check, which prints only the ~700 it meets.
             by_name = None if failed.unnamed else {f.func.name: f for f in functions}
-            derivative_entries = load_derivatives(doc, parser, by_name, sink, failed)
-        del doc
+            derivative_entries = (
+                _in_parts(
+                    derivatives_doc,
+                    lambda doc: load_derivatives(doc, parser, by_name, sink, failed, entries_memo),
+                    sink,
+                    failed,
+                )
+                or ()
+            )
+        del derivatives_doc
 
     deprecated_signatures: tuple[DeprecatedSignature, ...] = ()
     if deprecated is not None:
@@ -245,13 +258,35 @@ def _load_native(
     failed: FailedEntries,
     memo: PartMemo | None,
 ) -> tuple[NativeFunction, ...]:
-    """The functions of ``doc``; in parts if it was cut, else (or if a part
-    fails) from the whole text (Note [Lists composed in parts])."""
+    functions = _in_parts(
+        doc,
+        lambda part: load_native_functions(part, parser, valid_tags, sink, failed, memo),
+        sink,
+        failed,
+    )
+    if functions is None:
+        failed.unnamed = True
+        return ()
+    return functions
+
+
+_Loaded = TypeVar("_Loaded")
+
+
+def _in_parts(
+    doc: YamlParts | YamlDocument,
+    load: Callable[[YamlParts | YamlDocument], tuple[_Loaded, ...]],
+    sink: DiagnosticSink,
+    failed: FailedEntries,
+) -> tuple[_Loaded, ...] | None:
+    """What ``load`` makes of ``doc``: in parts if it was cut, else (or if a
+    part fails) of the whole text (Note [Lists composed in parts]); None if
+    the whole text does not compose (its problems are in ``sink``)."""
     if isinstance(doc, YamlParts):
         mark = sink.mark()
         known = failed.snapshot()
         try:
-            return load_native_functions(doc, parser, valid_tags, sink, failed, memo)
+            return load(doc)
         except PartFailed:
             # Whatever the parts before it reported goes: the whole text is
             # loaded again, and reports exactly what a whole load reports.
@@ -260,10 +295,9 @@ def _load_native(
         whole, problems = doc.whole()
         sink.extend(problems)
         if whole is None:
-            failed.unnamed = True
-            return ()
+            return None
         doc = whole
-    return load_native_functions(doc, parser, valid_tags, sink, failed)
+    return load(doc)
 
 
 def load_torch_module(

@@ -102,7 +102,7 @@ def load_native_functions(
     for part in doc.parts():
         key = None
         if memo is not None:
-            key = part_key(part.file, part.lines_before, part.text, tags)
+            key = part_key("native", part.file, part.lines_before, part.text, tags)
             data = memo.recall(key)
             recalled = None if data is None else unpickled_part(data)
             if recalled is not None:

@@ -22,6 +22,15 @@ only check that reaches across parts).  Only files whose entries are keyed
 remembered, since the keys travel with the functions; a text composed whole
 is loaded as before.
 
+``derivatives.yaml`` is remembered the same way (its entries carry no source
+keys), with one more check on the way back: its entries name operators of
+``native_functions.yaml``, which may have changed since, so a part is
+recalled only if each of its entries still names one (as loading checks);
+otherwise it is loaded, and reports what loading reports.  Neither file is
+recalled after an error in the files loaded before it (tags.yaml, then
+native_functions.yaml): the entries of failed definitions are then treated
+apart, which a recalled part would not know.
+
 A remembered part is a pickle of its functions and their source keys.  The
 unpickler makes nothing but the IR's classes, spans and a few builtins
 (:class:`_IrUnpickler`), so a damaged or planted memo cannot run code; the
@@ -42,10 +51,11 @@ from typing import Any, Protocol
 import attrs
 
 from schemac.digests import hex_of
+from schemac.ir.derivatives import DerivativeEntry
 from schemac.ir.native import NativeFunction, set_loaded_key
 
 #: Bump when what a part's pickle holds changes shape.
-PART_FORMAT = "loaded-part 1"
+PART_FORMAT = "loaded-part 2"
 
 #: Globals a remembered part may name (module, qualified name), besides
 #: the classes of ``schemac.ir`` and ``schemac.diagnostics``.
@@ -67,10 +77,13 @@ class PartMemo(Protocol):
         the bytes are not held through the run's peak of memory."""
 
 
-def part_key(file: str, lines_before: int, text: str, tags: frozenset[str] | None) -> str:
-    """The key of a part: everything its load reads (Note [Loaded parts remembered])."""
+def part_key(
+    kind: str, file: str, lines_before: int, text: str, tags: frozenset[str] | None = None
+) -> str:
+    """The key of a part of a ``kind`` of file: everything its load reads
+    (Note [Loaded parts remembered])."""
     tag_words = "*" if tags is None else "\0".join(sorted(tags))
-    head = f"{PART_FORMAT}\0{file}\0{lines_before}\0{tag_words}\0"
+    head = f"{PART_FORMAT}\0{kind}\0{file}\0{lines_before}\0{tag_words}\0"
     return hex_of((head + text).encode("utf-8", "surrogatepass"))
 
 
@@ -79,19 +92,15 @@ def pickled_part(functions: Sequence[NativeFunction]) -> bytes | None:
     keys = tuple(function.source_key for function in functions)
     if None in keys:
         return None
-    stream = io.BytesIO()
-    pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _REDUCERS
-    pickler.dump((tuple(functions), keys))
-    return stream.getvalue()
+    return _pickled((tuple(functions), keys))
 
 
 def unpickled_part(data: bytes) -> tuple[NativeFunction, ...] | None:
     """The functions :func:`pickled_part` kept, keyed again; None if ``data`` is not such a part."""
-    try:
-        functions, keys = _IrUnpickler(io.BytesIO(data)).load()
-    except Exception:  # whatever a damaged memo raises: the part is loaded instead
+    found = _unpickled(data)
+    if not isinstance(found, tuple) or len(found) != 2:
         return None
+    functions, keys = found
     if (
         not isinstance(functions, tuple)
         or not isinstance(keys, tuple)
@@ -103,6 +112,36 @@ def unpickled_part(data: bytes) -> tuple[NativeFunction, ...] | None:
     for function, key in zip(functions, keys, strict=True):
         set_loaded_key(function, key)
     return functions
+
+
+def pickled_entries(entries: Sequence[DerivativeEntry]) -> bytes:
+    """A part of derivatives.yaml's entries, to remember."""
+    return _pickled(tuple(entries))
+
+
+def unpickled_entries(data: bytes) -> tuple[DerivativeEntry, ...] | None:
+    """The entries :func:`pickled_entries` kept; None if ``data`` is not such a part."""
+    entries = _unpickled(data)
+    if not isinstance(entries, tuple) or not all(
+        type(entry) is DerivativeEntry for entry in entries
+    ):
+        return None
+    return entries
+
+
+def _pickled(value: object) -> bytes:
+    stream = io.BytesIO()
+    pickler = pickle.Pickler(stream, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = _REDUCERS
+    pickler.dump(value)
+    return stream.getvalue()
+
+
+def _unpickled(data: bytes) -> object:
+    try:
+        return _IrUnpickler(io.BytesIO(data)).load()
+    except Exception:  # whatever a damaged memo raises: the part is loaded instead
+        return None
 
 
 _Reduced = tuple[Any, tuple[Any, ...]]

@@ -26,14 +26,15 @@ def entries_keyable(text: str) -> bool:
 
 
 def has_anchor(text: str) -> bool:
-    """Whether ``text`` has an anchor (``&name``) as a node property: an ``&``
-    at the start of a line, after whitespace or a flow indicator, followed by
-    a name character.  The whole text is searched, comments included (a match
-    in a comment only costs the keys, or the parts of Note [Lists composed in
-    parts] in :mod:`.yaml_parts`).
+    """Whether ``text`` may have an anchor (``&name``) as a node property: an
+    ``&`` at the start of a line, after whitespace or a flow indicator,
+    followed by a name character, where a node may start
+    (:func:`_may_start_a_node`).  The whole text is searched, comments and
+    quoted scalars included (a match there only costs the keys, or the parts of
+    Note [Lists composed in parts] in :mod:`.yaml_parts`).
 
     Each ``&`` is found with ``str.find`` and its two neighbours looked at:
-    torch's files hold a handful, where a regular expression trying every
+    torch's files hold a few dozen, where a regular expression trying every
     whitespace character of the 600 kB text cost ~20 ms of each load."""
     at = text.find("&")
     while at >= 0:
@@ -44,10 +45,27 @@ def has_anchor(text: str) -> bool:
             and after
             and not after.isspace()
             and after not in _NOT_AN_ANCHOR_NAME
+            and _may_start_a_node(text, at)
         ):
             return True
         at = text.find("&", at + 1)
     return False
+
+
+#: What a node's properties may follow on their line: block and flow indicators.
+_BEFORE_A_NODE = frozenset("-?:,[{")
+#: What ends a line for libyaml (YAML 1.1).
+_LINE_BREAKS = "\n\r\x85\u2028\u2029"
+
+
+def _may_start_a_node(text: str, at: int) -> bool:
+    """Whether a node may start at ``at``, judged by its line before it: only
+    blanks there, or an indicator after which a node starts, or a tag (the
+    other node property).  Anywhere else an ``&`` is text of a plain scalar,
+    as in derivatives.yaml's C++ conditions (``a.defined() && b``)."""
+    start = max(text.rfind(end, 0, at) for end in _LINE_BREAKS) + 1
+    words = text[start:at].split()
+    return not words or words[-1][-1] in _BEFORE_A_NODE or words[-1].startswith("!")
 
 
 def _has_directive(text: str) -> bool:
