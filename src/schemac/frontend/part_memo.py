@@ -46,6 +46,7 @@ import io
 import operator
 import pickle
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Protocol
 
 import attrs
@@ -166,7 +167,14 @@ class _Reducers(dict[type, Callable[[Any], _Reduced]]):
         if issubclass(cls, type):
             # A class (an enum's, whose metaclass is not ``type``): pickled by name.
             raise KeyError(cls)
-        reducer = _fields_reducer(cls) if attrs.has(cls) else None
+        if attrs.has(cls):
+            reducer = _fields_reducer(cls)
+        elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
+            # A named tuple (spans, ~28,000 of them): one call instead of
+            # ``__reduce_ex__`` and ``__getnewargs__``.
+            reducer = partial(_named_tuple_reduction, cls)
+        else:
+            reducer = None
         if reducer is None:
             reducer = _own_reduction
         self[cls] = reducer
@@ -185,6 +193,10 @@ def _fields_reducer(cls: type) -> Callable[[Any], _Reduced] | None:
         return lambda value: (cls, (read_one(value),))
     read = operator.attrgetter(*names)
     return lambda value: (cls, read(value))
+
+
+def _named_tuple_reduction(cls: type, value: tuple[Any, ...]) -> _Reduced:
+    return cls, tuple(value)
 
 
 def _own_reduction(value: Any) -> _Reduced:
