@@ -11,7 +11,7 @@ import pytest
 
 from out_trees import compile_argv, contents
 from schemac import launcher
-from schemac.frontend import yaml_parts
+from schemac.frontend import native_loader, yaml_parts
 from schemac.rebuild.loaded_parts import PARTS_NAME, LoadedParts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,3 +105,30 @@ def _run_key(out: Path) -> str:
 
 def _first_key(parts: Path) -> str:
     return parts.read_bytes().split(b"\n")[1].split(b" ")[0].decode()
+
+
+def test_an_edit_recalls_every_part_it_did_not_touch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The compile hands the loader the memo of the last run into OUT: after an
+    edit of the last entry, every other part is recalled, none composed."""
+    monkeypatch.setattr(yaml_parts, "PART_ITEMS", 4)
+    toy = tmp_path / "toy"
+    shutil.copytree(TOY, toy)
+    out = tmp_path / "out"
+    argv = compile_argv(toy, out, "headers,schema,cpu")
+    assert launcher.main(argv) == 0
+    recalled: list[int] = []
+    real = native_loader.unpickled_part
+
+    def counted(data: bytes) -> object:
+        found = real(data)
+        recalled.append(0 if found is None else len(found))
+        return found
+
+    monkeypatch.setattr(native_loader, "unpickled_part", counted)
+    native = toy / "native_functions.yaml"
+    native.write_text(native.read_text() + "# an edit of the last part\n")
+    assert launcher.main(argv) == 0
+    # Seven parts of four entries (the last one shorter): six recalled whole.
+    assert len(recalled) == 6 and all(count == 4 for count in recalled)
