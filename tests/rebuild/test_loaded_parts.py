@@ -42,9 +42,13 @@ def test_a_damaged_file_gives_back_only_whole_parts(tmp_path: Path) -> None:
     assert store.recall("a") == b"first" and store.recall("b") is None
     path.write_bytes(data.replace(b"first", b"firsT"))
     assert LoadedParts(tmp_path, "run").recall("a") is None
-    for header in (b"", b"schemac-parts 1 run\n", b"schemac-parts 2 run 2\n", b"garbage"):
+    for header in (b"", b"schemac-parts 1 run\n", b"schemac-parts 2 other\n", b"garbage"):
         path.write_bytes(header + data[data.index(b"\n") + 1 :])
         assert LoadedParts(tmp_path, "run").recall("a") is None
+    # A damaged record line: the parts before it still count.
+    path.write_bytes(data.replace(b"firstb ", b"firstb x"))
+    store = LoadedParts(tmp_path, "run")
+    assert store.recall("a") == b"first" and store.recall("b") is None
 
 
 def test_the_file_holds_the_parts_of_the_last_run_and_is_kept_when_they_are_its_own(
@@ -77,9 +81,8 @@ def test_a_compile_over_damaged_parts_writes_what_a_cold_one_writes(
     argv = compile_argv(toy, out, "headers,schema,cpu")
     assert launcher.main(argv) == 0
     parts = out / PARTS_NAME
-    first = parts.read_bytes()
     # One part per four entries, all of them clean.
-    assert first.split(b"\n", 1)[0].endswith(b" 7")
+    assert len(_records(parts)) == 7
     native = toy / "native_functions.yaml"
     for damage in ("truncated", "flipped", "removed"):
         if damage == "truncated":
@@ -103,8 +106,21 @@ def _run_key(out: Path) -> str:
     return (out / PARTS_NAME).read_bytes().split(b"\n", 1)[0].split(b" ")[2].decode()
 
 
+def _records(parts: Path) -> list[str]:
+    """The keys of the parts the file holds, read as the layout says."""
+    data = parts.read_bytes()
+    at, keys = data.index(b"\n") + 1, []
+    while at < len(data):
+        end = data.index(b"\n", at)
+        key, size, _ = data[at:end].split(b" ")
+        keys.append(key.decode())
+        at = end + 1 + int(size)
+    assert at == len(data)
+    return keys
+
+
 def _first_key(parts: Path) -> str:
-    return parts.read_bytes().split(b"\n")[1].split(b" ")[0].decode()
+    return _records(parts)[0]
 
 
 def test_an_edit_recalls_every_part_it_did_not_touch(

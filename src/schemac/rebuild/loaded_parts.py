@@ -2,18 +2,20 @@
 
 What the loader remembers and why: Note [Loaded parts remembered] in
 :mod:`schemac.frontend.part_memo`.  Here is only where the bytes are kept.
-The layout (the header lines are ASCII)::
+The layout (the lines are ASCII)::
 
-    schemac-parts 1 <run key> <n>       the format, the run key the parts are valid under, n
-    <part key> <size> <digest>          n lines: each part's key, its size and digest
-    <bytes of the n parts, in order>
+    schemac-parts 2 <run key>           the format, and the run key the parts are valid under
+    <part key> <size> <digest>          then for each part: its key, size and digest,
+    <size bytes>                        and its bytes, right after the line's break
 
 The run key covers schemac's code and version, Python, the libraries and
 the command line, so a file from another schemac (or of another command
 into the same OUT) is ignored whole.  Each part's bytes are checked against
 their digest when recalled: a truncated or damaged file only costs the parts
 it damaged.  The file is replaced (never edited in place) after a compile
-that committed, with exactly the parts that compile used.
+that committed, with exactly the parts that compile used, each written as
+soon as it is pickled: the run never holds all of them at once (~1.7 MB for
+torch's files, at the end of a cold run).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 from schemac.digests import hex_of
 
 PARTS_NAME = ".schemac-parts"
-PARTS_FORMAT = "schemac-parts 1"
+PARTS_FORMAT = "schemac-parts 2"
 
 
 class LoadedParts:
@@ -48,33 +50,23 @@ class LoadedParts:
             data = self._path.read_bytes()
         except OSError:
             return
-        header_end = data.find(b"\n")
-        header = data[:header_end].split(b" ")
-        if (
-            header_end < 0
-            or len(header) != 4
-            or header[0] + b" " + header[1] != PARTS_FORMAT.encode()
-            or header[2] != self._run_key.encode()
-            or not header[3].isdigit()
-        ):
+        at = data.find(b"\n")
+        if at < 0 or data[:at] != f"{PARTS_FORMAT} {self._run_key}".encode():
             return
-        count = int(header[3])
-        lines = data[header_end + 1 :].split(b"\n", count)
-        if len(lines) != count + 1:
-            return
-        offset = len(data) - len(lines[count])
+        at += 1
         index = {}
-        for line in lines[:count]:
-            words = line.split(b" ")
+        while at < len(data):
+            end = data.find(b"\n", at)
+            words = data[at:end].split(b" ") if end >= 0 else []
             if len(words) != 3 or not words[1].isdigit():
-                return
+                break  # damaged from here on: the parts before it still count
             size = int(words[1])
             index[words[0].decode("ascii", "replace")] = (
-                offset,
+                end + 1,
                 size,
                 words[2].decode("ascii", "replace"),
             )
-            offset += size
+            at = end + 1 + size
         self._data, self._index = data, index
 
     def recall(self, key: str) -> bytes | None:
@@ -98,24 +90,23 @@ class LoadedParts:
         """Replace the file with the parts this run used; nothing if they are the ones it holds."""
         if not self._made and self._used.keys() == self._index.keys():
             return
-        parts = []
-        for key, part in self._used.items():
-            if callable(part):
-                data = part()
-                if data is None:
-                    continue
-                part = (data, hex_of(data))
-            parts.append((key, part))
-        lines = [f"{PARTS_FORMAT} {self._run_key} {len(parts)}\n"]
-        lines += [f"{key} {len(data)} {digest}\n" for key, (data, digest) in parts]
         # Written beside OUT, as the other files of a running compile are
         # (backends/output/lock.py), and moved in whole.
         out_dir = self._path.parent
         temporary = out_dir.with_name(f".{out_dir.name}{PARTS_NAME}-{os.getpid()}")
         try:
             with open(temporary, "wb") as stream:
-                stream.write("".join(lines).encode("ascii"))
-                stream.writelines(data for _, (data, _) in parts)
+                stream.write(f"{PARTS_FORMAT} {self._run_key}\n".encode("ascii"))
+                for key, part in self._used.items():
+                    if callable(part):
+                        made = part()
+                        if made is None:
+                            continue
+                        data, digest = made, hex_of(made)
+                    else:
+                        data, digest = part
+                    stream.write(f"{key} {len(data)} {digest}\n".encode("ascii"))
+                    stream.write(data)
             os.replace(temporary, self._path)
         except OSError:
             # Only a cache: the next run loads every part.
