@@ -187,6 +187,12 @@ class _Store:
             return cls(None, 0, {})
         return cls(handle, 8 + size, index)
 
+    def __del__(self, _close: Any = os.close) -> None:
+        # A command ends in os._exit with it open; a caller of CodeCache closes it
+        # here (``_close`` bound early: module globals may be gone at shutdown).
+        if self._handle is not None:
+            _close(self._handle)
+
     def digests(self) -> list[str]:
         return list(self._index)
 
