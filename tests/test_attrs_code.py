@@ -3,6 +3,7 @@
 from __future__ import annotations
 import __future__
 
+import marshal
 import os
 import subprocess
 import sys
@@ -55,6 +56,48 @@ def test_a_stored_class_behaves_like_a_compiled_one(
         assert repr(cls(3, 4)).endswith("Point(x=3, y=4)")
         with pytest.raises(attrs.exceptions.FrozenInstanceError):
             cls(1).x = 2  # type: ignore[misc]
+
+
+def test_a_save_keeps_the_entries_this_run_did_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Stored code read by entry]: a run reads only the entries of the
+    classes it defines, and a save writes back the others too."""
+
+    def define_line() -> type:
+        @attrs.frozen
+        class Line:
+            a: int
+            b: int
+
+        return Line
+
+    path = tmp_path / "code.marshal"
+    first = CodeCache(path, FLAGS)
+    _point_class(first, monkeypatch)
+    first.save()
+    second = CodeCache(path, FLAGS)  # defines Line only
+    monkeypatch.setattr(attr._make, "compile", second.compile, raising=False)
+    define_line()
+    monkeypatch.undo()
+    assert second.added == 1
+    second.save()
+    third = CodeCache(path, FLAGS)
+    _point_class(third, monkeypatch)
+    monkeypatch.setattr(attr._make, "compile", third.compile, raising=False)
+    line = define_line()
+    monkeypatch.undo()
+    assert third.added == 0
+    assert line(1, 2) == line(1, 2) and hash(line(1, 2)) == hash(define_line()(1, 2))
+
+
+def test_a_store_whose_index_points_past_its_end_is_ignored(tmp_path: Path) -> None:
+    path = tmp_path / "code.marshal"
+    head = marshal.dumps({"x": (0, 1 << 40)})
+    path.write_bytes(len(head).to_bytes(8, "little") + head + b"abc")
+    cache = CodeCache(path, FLAGS)
+    assert cache.compile("value = 1\n", "<t>", "exec") is not None
+    assert cache.added == 1
 
 
 _DEFINE_IN_A_PROCESS = """

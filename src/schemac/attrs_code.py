@@ -17,9 +17,10 @@ compiled directly.  (Should attrs name things differently, the
 lookups of hashable classes just miss: slower, never wrong.)
 
 :func:`install` points attrs' ``compile`` at :class:`CodeCache`, which looks
-each (file name, source) pair up in one marshalled dict under schemac's cache
-directory and compiles only what it does not hold; :meth:`CodeCache.save`
-writes the dict back when something was added.  The key is the whole source
+each (file name, source) pair up in one store file under schemac's cache
+directory (an index and the marshalled code of each entry, read by entry:
+Note [Stored code read by entry]) and compiles only what it does not hold;
+:meth:`CodeCache.save` writes the store back when something was added.  The key is the whole source
 text and the name attrs gave it, and the file is per attrs and Python
 version (``marshal``'s format is Python's), so a hit is exactly what
 ``compile`` would have returned.  Only the ``schemac`` command installs it
@@ -44,7 +45,7 @@ import re
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from schemac.cachedir import cache_subdir, content_key, store
 from schemac.digests import hex_of
@@ -52,7 +53,7 @@ from schemac.digests import hex_of
 #: Entries above which a save keeps only this run's (the dict would otherwise
 #: only grow as schemac's classes change).
 _MAX_ENTRIES = 4000
-_FORMAT = "schemac-attrs-code 5"
+_FORMAT = "schemac-attrs-code 6"
 #: What attrs names the methods of a class: ``<attrs generated methods
 #: MODULE.QUALNAME>``, with ``-N`` before the ``>`` for a redefinition; the
 #: ``__hash__`` it adds to its own classes alone is ``<attrs generated
@@ -89,9 +90,13 @@ class CodeCache:
         #: The ``__future__`` flags attrs' own ``compile`` calls inherit from its module.
         self._flags = flags
         #: Each entry marshalled on its own: a run unmarshals only the classes
-        #: it defines (``-t python`` needs a fraction of ``-t all``'s).
-        self._stored: dict[str, bytes] = _read(path)
-        self._used: dict[str, bytes] = {}
+        #: it defines (``-t python`` needs a fraction of ``-t all``'s), and
+        #: reads only those (Note [Stored code read by entry]).
+        self._stored = _Store.open(path)
+        #: The digests this run looked up and found.
+        self._used: set[str] = set()
+        #: What this run compiled anew, marshalled.
+        self._new: dict[str, bytes] = {}
         self.added = 0
 
     def compile(self, source: Any, filename: Any, mode: str, *args: Any, **kwargs: Any) -> Any:
@@ -115,10 +120,10 @@ class CodeCache:
         code = _code(self._stored.get(digest))
         if code is None:
             code = _BUILTIN_COMPILE(normal, filename, mode, flags, True)
-            self._used[digest] = marshal.dumps(code)
+            self._new[digest] = marshal.dumps(code)
             self.added += 1
         else:
-            self._used[digest] = self._stored[digest]
+            self._used.add(digest)
         if number is None:
             return code
         restored, found = _put_back(code, {_STAND_IN: number})
@@ -130,10 +135,105 @@ class CodeCache:
         """Store what was compiled anew (nothing if every lookup hit); errors are ignored."""
         if not self.added:
             return
-        entries = {**self._stored, **self._used}
-        if len(entries) > _MAX_ENTRIES:
-            entries = dict(self._used)
-        store(self.path, marshal.dumps(entries))
+        stored = self._stored
+        keep = stored.digests()
+        if len(keep) + len(self._new) > _MAX_ENTRIES:
+            keep = [digest for digest in keep if digest in self._used]
+        entries = {digest: stored.get(digest) for digest in keep}
+        written = {k: v for k, v in entries.items() if v is not None}
+        store(self.path, _pack({**written, **self._new}))
+
+
+# Note [Stored code read by entry]
+# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+# The store holds the code of every class some run defined (~340 entries,
+# ~0.8 MB on torch's -t all), and a run defines a part of them.  Read whole
+# into one dict, every entry's bytes stayed in memory for the whole run, in
+# both processes of a split compile, where they were part of the peak of -t
+# headers (~0.8 MiB).  So the file is an index (digest -> offset and size,
+# marshalled, after its own size) followed by the entries, and an entry is
+# read with ``os.pread`` when its class is defined: only the index (~340
+# digests) stays in memory.  The file stays open for the run (a forked child
+# shares the descriptor; ``pread`` moves no file position); a save replaces
+# it by a rename, so a reader's open file never changes under it.
+
+
+class _Store:
+    """The entries of a store file: its index in memory, each entry read when asked."""
+
+    def __init__(self, handle: int | None, base: int, index: dict[str, tuple[int, int]]) -> None:
+        self._handle = handle
+        self._base = base
+        self._index = index
+
+    @classmethod
+    def open(cls, path: Path) -> _Store:
+        """The store at ``path``; an empty one if it is missing or not a store."""
+        try:
+            handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return cls(None, 0, {})
+        index = None
+        try:
+            total = os.fstat(handle).st_size
+            size = int.from_bytes(os.pread(handle, 8, 0), "little")
+            # Not a store (or a truncated one) when the index would not fit.
+            if 0 < size <= total - 8:
+                index = marshal.loads(os.pread(handle, size, 8))
+        except (OSError, ValueError, EOFError, TypeError):
+            index = None
+        if not _is_index(index, total - 8 - size):
+            os.close(handle)
+            return cls(None, 0, {})
+        return cls(handle, 8 + size, index)
+
+    def __del__(self, _close: Any = os.close) -> None:
+        # A command ends in os._exit with it open; a caller of CodeCache closes it
+        # here (``_close`` bound early: module globals may be gone at shutdown).
+        if self._handle is not None:
+            _close(self._handle)
+
+    def digests(self) -> list[str]:
+        return list(self._index)
+
+    def get(self, digest: str) -> bytes | None:
+        found = self._index.get(digest)
+        if found is None or self._handle is None:
+            return None
+        offset, size = found
+        try:
+            data = os.pread(self._handle, size, self._base + offset)
+        except OSError:
+            return None
+        return data if len(data) == size else None
+
+
+def _is_index(value: object, room: int) -> TypeGuard[dict[str, tuple[int, int]]]:
+    """Whether ``value`` is an index of entries within ``room`` bytes."""
+    if not isinstance(value, dict):
+        return False
+    return all(
+        isinstance(k, str)
+        and isinstance(v, tuple)
+        and len(v) == 2
+        and type(v[0]) is int
+        and type(v[1]) is int
+        and v[0] >= 0
+        and v[1] >= 0
+        and v[0] + v[1] <= room
+        for k, v in value.items()
+    )
+
+
+def _pack(entries: dict[str, bytes]) -> bytes:
+    """A store file of ``entries``: the index's size, the index, the entries."""
+    index: dict[str, tuple[int, int]] = {}
+    offset = 0
+    for digest, data in entries.items():
+        index[digest] = (offset, len(data))
+        offset += len(data)
+    head = marshal.dumps(index)
+    return b"".join([len(head).to_bytes(8, "little"), head, *entries.values()])
 
 
 def _put_back(code: types.CodeType, values: dict[int, int]) -> tuple[types.CodeType, int]:
@@ -177,16 +277,6 @@ def _in_tuple(constant: tuple[object, ...], values: dict[int, int]) -> tuple[obj
             found += inner
         items.append(item)
     return (tuple(items), found) if found else (constant, 0)
-
-
-def _read(path: Path) -> dict[str, bytes]:
-    try:
-        loaded = marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return {}
-    if not isinstance(loaded, dict):
-        return {}
-    return {k: v for k, v in loaded.items() if isinstance(k, str) and isinstance(v, bytes)}
 
 
 def _code(data: bytes | None) -> types.CodeType | None:

@@ -86,7 +86,9 @@ def run() -> None:
     """
     # The process ends in os._exit without freeing its heap, and a compile
     # leaves no cyclic garbage worth collecting (rendered templates break
-    # their own cycles): every automatic collection would walk the whole
+    # their own cycles; the classes attrs replaced are collected once, before
+    # the load: Note [Class garbage collected before the load] in
+    # schemac.cli_compile): every automatic collection would walk the whole
     # module and free next to nothing (0.5-0.8 s of a cold ``-t all``).
     gc.disable()
     global _left

@@ -22,14 +22,12 @@ import pytest
 from schemac.backends import driver
 from schemac.backends.aten import run_state
 from schemac.backends.aten.registrations.plan import PlanIndex
-from schemac.backends.output.files import OutputSet
-from schemac.backends.registry import ATEN_PLAN, ATEN_STATE, BackendEntry, RunMemo
-from schemac.backends.reuse import Fingerprints
+from schemac.backends.registry import ATEN_PLAN, ATEN_STATE, BackendEntry, EmitOptions, RunMemo
+from schemac.backends.reuse import Fingerprints, rendered_files
 from schemac.backends.split import Unit, emission_units
 from schemac.frontend.loader import load_module
 from schemac.ir.module import Module
 from schemac.passes.manager import run_pipeline
-from schemac.profiles import reference_profile
 
 LIBRARY = """\
 - func: toy::scale.out(Tensor self, Scalar factor, *, Tensor(a!) out) -> Tensor(a!)
@@ -116,17 +114,80 @@ def test_the_plan_index_goes_after_its_last_reader(
 
 
 def test_a_unit_reading_any_memo_value_keeps_them_all() -> None:
+    unknown = attrs.evolve(emission_units(["schema"])[0], backend=BackendEntry("x", "m:x", ()))
+    assert driver._memo_reads([unknown]) is None
+    later = driver._memo_reads(emission_units(["headers"])[2:])
+    assert later is not None and ATEN_STATE in later and ATEN_PLAN not in later
     memo = RunMemo()
     memo.get(ATEN_PLAN, lambda: "plan")
     memo.get(ATEN_STATE, lambda: "state")
-    emission = driver._Emission(OutputSet(), None, None, reference_profile(), False)
-    emission._memo = memo
-    unknown = attrs.evolve(emission_units(["schema"])[0], backend=BackendEntry("x", "m:x", ()))
-    emission._keep_read([unknown])
-    assert memo.get(ATEN_PLAN, lambda: "again") == "plan"
-    emission._keep_read(emission_units(["headers"])[2:])
+    memo.keep_only(later)
     assert memo.get(ATEN_PLAN, lambda: "again") == "again"
     assert memo.get(ATEN_STATE, lambda: "again") == "state"
+
+
+def test_a_value_is_done_with_only_when_no_later_unit_reads_it() -> None:
+    memo = RunMemo()
+    memo.get(ATEN_PLAN, lambda: "plan")
+    memo.done_with(ATEN_PLAN)  # later reads not known: kept
+    assert memo.read_later(ATEN_PLAN)
+    assert memo.get(ATEN_PLAN, lambda: "again") == "plan"
+    memo.expect_later({ATEN_PLAN})
+    memo.done_with(ATEN_PLAN)
+    assert memo.get(ATEN_PLAN, lambda: "again") == "plan"
+    memo.expect_later({ATEN_STATE})
+    assert not memo.read_later(ATEN_PLAN)
+    memo.done_with(ATEN_PLAN)
+    assert memo.get(ATEN_PLAN, lambda: "again") == "again"
+
+
+def test_the_plan_index_goes_before_the_umbrellas_when_no_later_unit_reads_it(
+    module: Module, collector_off: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``RedispatchFunctions.h`` (the peak of the process emitting the aggregate
+    headers) is rendered without the plan index, unless a later unit reads it."""
+    from schemac.backends.aten.headers import backend as headers
+
+    plans: list[weakref.ref[object]] = []
+    made = PlanIndex.of
+
+    def of(module: Module) -> PlanIndex:
+        plan = made(module)
+        plans.append(weakref.ref(plan))
+        return plan
+
+    alive: list[bool] = []
+    umbrellas = headers._umbrellas
+
+    def _umbrellas(*args: object) -> Iterator[object]:
+        alive.append(any(plan() is not None for plan in plans))
+        yield from umbrellas(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PlanIndex, "of", of)
+    monkeypatch.setattr(headers, "_umbrellas", _umbrellas)
+    driver.emit_targets(module, ["headers"])
+    assert alive == [False]
+    memo = RunMemo()
+    memo.expect_later({ATEN_PLAN})  # a later registration unit would plan again
+    options = EmitOptions(target="headers", memo=memo)
+    assert list(rendered_files(headers.AGGREGATE_BACKEND.emit(module, options)))
+    assert alive == [False, True]
+
+
+def test_native_views_are_kept_only_for_a_later_reader(module: Module) -> None:
+    from schemac.backends.aten.headers.backend import BACKEND
+    from schemac.backends.aten.run_state import aten_run_state
+
+    texts = {}
+    for later in (None, {ATEN_STATE}):
+        memo = RunMemo()
+        memo.expect_later(later)
+        options = EmitOptions(target="headers", memo=memo)
+        files = list(rendered_files(BACKEND.emit(module, options)))
+        texts[later is None] = {f.path: f.text for f in files}
+        kept = aten_run_state(module, options).views._native
+        assert bool(kept) is (later is None)
+    assert texts[True] == texts[False]
 
 
 @attrs.frozen
@@ -155,8 +216,6 @@ def test_the_plan_index_is_built_only_for_a_backend_that_reads_it(
     from schemac.backends.aten.headers.backend import AGGREGATE_BACKEND, BACKEND
     from schemac.backends.aten.registrations.operators import BACKEND as OPERATORS
     from schemac.backends.aten.registrations.plan import PlanIndex
-    from schemac.backends.registry import EmitOptions, RunMemo
-    from schemac.backends.reuse import rendered_files
 
     built: list[Module] = []
     make = PlanIndex.of

@@ -205,6 +205,41 @@ def _following(units: Sequence[Unit]) -> Callable[[Unit], Sequence[Unit]]:
     return lambda unit: units[position[unit] + 1 :]
 
 
+def _memo_reads(later: Sequence[Unit]) -> set[str] | None:
+    """The memo values the units of ``later`` read; None: not known (any).
+
+    Note [Memo values dropped after their last reader]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A value of the run's memo lives until this process's last unit
+    (Note [Views dropped with the run]), but may have its last reader
+    earlier: the plan index of ``-t headers`` (~3 MiB of registration
+    plans) is read by the aggregate headers only, and the per-operator
+    headers that follow them in one process peaked with it still alive
+    (71 -> 68 MiB, -j 1).  A backend entry that names the memo values its
+    emit call reads (``BackendEntry.memo_reads``) lets the driver drop,
+    after each unit, every value that no unit this process may still emit
+    reads; while one of those names none (not known), nothing is dropped.
+    The memo is a cache of pure functions of the module: a value dropped
+    too early would be made again, the output is the same either way.
+
+    The memo is also told, before each unit, what the units after it read
+    (``RunMemo.expect_later``), so that an emit call can let go of a value
+    it has finished with before its own end (``RunMemo.done_with``: the
+    aggregate headers drop the plan index after their per-key files, before
+    ``RedispatchFunctions.h``, the peak of the process that emits them), or
+    not keep at all what no later unit reads (``RunMemo.read_later``: the
+    per-operator headers' native signature views, which only the
+    registrations read again).
+    """
+    needed: set[str] = set()
+    for unit in later:
+        reads = unit.backend.memo_reads
+        if reads is None:
+            return None
+        needed.update(reads)
+    return needed
+
+
 def _sweep_after_child(stage_for: str | InlineStager | None) -> None:
     """The child was killed or died: what it left beside OUT goes (its staging
     directory, its file of fragments).  The compile is failing; the caller
@@ -343,44 +378,21 @@ class _Emission:
         try:
             for unit in units:
                 start = time.perf_counter()
+                later = None if after is None else _memo_reads(after(unit))
+                self._memo.expect_later(later)
                 try:
                     self._emit(module, unit)
                 except SchemacError as error:
                     if not split:
                         raise
                     return Failure(unit.position, type(error), error.diagnostics)
-                if after is not None:
-                    self._keep_read(after(unit))
+                if later is not None:
+                    self._memo.keep_only(later)
                 spent[unit.target] = spent.get(unit.target, 0.0) + time.perf_counter() - start
         finally:
             self.timings.extend((target + suffix, seconds) for target, seconds in spent.items())
             self._drop_views()
         return None
-
-    def _keep_read(self, later: Sequence[Unit]) -> None:
-        """Drop the memo values no unit of ``later`` reads.
-
-        Note [Memo values dropped after their last reader]
-        ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-        A value of the run's memo lives until this process's last unit
-        (Note [Views dropped with the run]), but may have its last reader
-        earlier: the plan index of ``-t headers`` (~3 MiB of registration
-        plans) is read by the aggregate headers only, and the per-operator
-        headers that follow them in one process peaked with it still alive
-        (71 -> 68 MiB, -j 1).  A backend entry that names the memo values its
-        emit call reads (``BackendEntry.memo_reads``) lets the driver drop,
-        after each unit, every value that no unit this process may still emit
-        reads; while one of those names none (not known), nothing is dropped.
-        The memo is a cache of pure functions of the module: a value dropped
-        too early would be made again, the output is the same either way.
-        """
-        needed: set[str] = set()
-        for unit in later:
-            reads = unit.backend.memo_reads
-            if reads is None:
-                return
-            needed.update(reads)
-        self._memo.keep_only(needed)
 
     def _drop_views(self) -> None:
         """Let go of the run's views and keys once this process's last unit is emitted.

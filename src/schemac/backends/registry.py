@@ -92,12 +92,32 @@ class RunMemo:
 
     def __init__(self) -> None:
         self._values: dict[str, object] = {}
+        #: The names that emit calls still to come in this process read (Note
+        #: [Memo values dropped after their last reader] in
+        #: :mod:`schemac.backends.driver`); None: not known, any of them.
+        self._later: frozenset[str] | None = None
 
     def get(self, name: str, make: Callable[[], T]) -> T:
         """The value called ``name``, made by ``make()`` on first use."""
         if name not in self._values:
             self._values[name] = make()
         return cast(T, self._values[name])
+
+    def expect_later(self, names: Collection[str] | None) -> None:
+        """What the emit calls after the current one read (None: not known);
+        the driver says so before each emit call."""
+        self._later = None if names is None else frozenset(names)
+
+    def read_later(self, name: str) -> bool:
+        """Whether an emit call still to come in this process may read ``name``."""
+        later = self._later
+        return later is None or name in later
+
+    def done_with(self, name: str) -> None:
+        """The current emit call reads ``name`` no more: drop it unless a
+        later one reads it (the driver would drop it only after the call)."""
+        if not self.read_later(name):
+            self._values.pop(name, None)
 
     def keep_only(self, names: Collection[str]) -> None:
         """Drop every value but those called ``names`` (Note [Memo values
@@ -228,6 +248,11 @@ _FAMILIES = (*_FUNCTIONS, "groups", "structured-checked")
 #: (:mod:`schemac.backends.aten.run_state`, which imports them from here).
 ATEN_STATE = "aten-run-state"
 ATEN_PLAN = "aten-plan-index"
+#: Not a value of its own but a part of the ATen state's view table: the
+#: native (kernel) signature views, which the per-operator headers keep only
+#: for an emit call still to come that reads them (the registrations; see
+#: :meth:`~schemac.backends.aten.signatures.table.ViewTable.native`).
+ATEN_NATIVE_VIEWS = "aten-native-views"
 
 BACKENDS: tuple[BackendEntry, ...] = (
     # Operators.cpp before the headers: its largest file (OperatorsEverything.cpp,
@@ -256,7 +281,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("headers",),
         _FAMILIES,
         _YAML,
-        memo_reads=(ATEN_STATE,),
+        memo_reads=(ATEN_STATE, ATEN_NATIVE_VIEWS),
     ),
     BackendEntry(
         "aten-schema",

@@ -61,6 +61,13 @@ class AtenRunState:
             return PlanIndex.of(self.module)
         return memo.get(ATEN_PLAN, lambda: PlanIndex.of(self.module))
 
+    def done_with_plan(self) -> None:
+        """The calling emit call reads the plan index no more: it goes now
+        unless an emit call still to come reads it (``RunMemo.done_with``)."""
+        memo = self._plan_memo()
+        if memo is not None:
+            memo.done_with(ATEN_PLAN)
+
     def templates(self, package: str) -> Templates:
         if package not in self._templates:
             self._templates[package] = Templates(package)

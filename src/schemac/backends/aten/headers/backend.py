@@ -32,7 +32,7 @@ from schemac.backends.aten.run_state import AtenRunState, aten_run_state
 from schemac.backends.aten.signatures.table import ViewTable
 from schemac.backends.host_text import spliced_file
 from schemac.backends.output.files import GeneratedFile, Provenance
-from schemac.backends.registry import EmitOptions
+from schemac.backends.registry import ATEN_NATIVE_VIEWS, EmitOptions
 from schemac.backends.reuse import Deferred, DeferredGroup, Fragments, rendered_files
 from schemac.backends.templating import Templates, module_sources
 from schemac.ir.host import ATEN, HostFile, HostTemplates
@@ -51,6 +51,10 @@ class _Renderer:
     #: The run's view table and release policy (the per-operator files' context).
     views: ViewTable = attrs.field(factory=ViewTable)
     profile: ReleaseProfile = attrs.field(factory=reference_profile)
+    #: Whether ``views`` keeps the native signature views the ``_native.h``
+    #: files compute: only when an emit call still to come reads them
+    #: (``RunMemo.read_later``); the texts are the same either way.
+    keep_native_views: bool = True
 
     def host(self, name: str) -> HostFile | None:
         """PyTorch's own template ``name``, to splice into instead of schemac's skeleton."""
@@ -95,7 +99,10 @@ class _DeclaredKeys:
 
 def _render_native(r: _Renderer, inputs: tuple[Family, _DeclaredKeys]) -> str:
     family, declared = inputs
-    return r.text("native.h.mako", natives.native_header(family, declared.keys, r.views, r.profile))
+    header = natives.native_header(
+        family, declared.keys, r.views, r.profile, keep_views=r.keep_native_views
+    )
+    return r.text("native.h.mako", header)
 
 
 def _render_meta(r: _Renderer, family: Family) -> str:
@@ -229,26 +236,35 @@ def _umbrellas(r: _Renderer, catalog: Catalog, fragments: Fragments) -> Iterator
             yield spliced_file(path, source, {})
 
 
-def _renderer(module: Module, state: AtenRunState, catalog: Catalog) -> _Renderer:
+def _renderer(
+    module: Module, state: AtenRunState, catalog: Catalog, keep_native_views: bool = True
+) -> _Renderer:
     return _Renderer(
         state.templates(__package__ or ""),
         module_sources(module),
         module.host_templates,
         catalog.views,
         catalog.profile,
+        keep_native_views,
     )
 
 
 def iter_operator_headers(
-    module: Module, state: AtenRunState | None = None, profile: ReleaseProfile | None = None
+    module: Module,
+    state: AtenRunState | None = None,
+    profile: ReleaseProfile | None = None,
+    keep_native_views: bool = True,
 ) -> Iterator[DeferredGroup]:
     """The per-operator headers (``ops/<op>_ops.h``, ``<op>.h``, ``_native.h``, ``_meta.h``),
     each deferred (Note [File reuse]).  ``state``: the run's shared views, plan
     index and catalog, if other targets share them; ``profile``: the target
-    release's (the reference release's by default)."""
+    release's (the reference release's by default); ``keep_native_views``:
+    whether the state's view table keeps the kernels' signature views made
+    here, for a later reader."""
     state = AtenRunState.of(module) if state is None else state
     catalog = state.catalog(profile)
-    yield from _per_operator(_renderer(module, state, catalog), catalog)
+    renderer = _renderer(module, state, catalog, keep_native_views)
+    yield from _per_operator(renderer, catalog)
 
 
 def iter_aggregate_headers(
@@ -266,6 +282,10 @@ def iter_aggregate_headers(
     catalog = state.catalog(profile)
     renderer = _renderer(module, state, catalog)
     yield from _per_key(renderer, module, catalog, state.plan)
+    # The umbrellas read no plan: RedispatchFunctions.h, the peak of a process
+    # emitting these headers, is rendered without the plan index (~2.7 MiB
+    # traced on torch's files) unless a later emit call reads it.
+    state.done_with_plan()
     yield from _umbrellas(renderer, catalog, Fragments() if fragments is None else fragments)
 
 
@@ -308,7 +328,10 @@ class HeadersBackend:
         # as it is rendered; the module stays frozen until the last.
         with module_frozen():
             yield from iter_operator_headers(
-                module, aten_run_state(module, options), options.profile
+                module,
+                aten_run_state(module, options),
+                options.profile,
+                keep_native_views=options.memo.read_later(ATEN_NATIVE_VIEWS),
             )
 
 

@@ -82,6 +82,9 @@ class _Scope:
 
     views: ViewTable
     profile: ReleaseProfile
+    #: Whether the view table keeps the native signature views computed here
+    #: (``ViewTable.native``): only for a later reader.
+    keep_views: bool = True
     printed: _Printed = attrs.field(factory=dict)
 
 
@@ -97,7 +100,7 @@ def _unstructured(entry: Entry, key: str, scope: _Scope) -> Iterator[tuple[str, 
         # unnamed one (symbolic or not, as the name says) prints it, so a
         # function's kernels share one printed parameter list.
         symint = kernel_is_symint(kernel.name)
-        sig = scope.views.native(entry.fn, kernel=None, symint=symint)
+        sig = scope.views.native(entry.fn, kernel=None, symint=symint, keep=scope.keep_views)
         decl = scope.printed[memo_key] = KernelDecl(export, sig.decl(kernel.name))
     yield kernel.namespace, decl
 
@@ -141,11 +144,12 @@ def kernel_declarations(
     keys: tuple[str, ...],
     views: ViewTable,
     profile: ReleaseProfile,
+    keep_views: bool = True,
 ) -> tuple[NamespaceDecls, ...]:
     # Declarations by namespace, keyed by themselves, or by their text without
     # the macro where the release merges a kernel shared by several keys.
     by_namespace: dict[str, dict[object, Declaration]] = {}
-    scope = _Scope(views, profile)
+    scope = _Scope(views, profile, keep_views)
     merge = merges_shared_kernels(profile)
     for item in items:
         # Only keys some member has a kernel for can declare anything; most
@@ -180,13 +184,18 @@ class NativeHeader:
 
 
 def native_header(
-    family: Family, keys: tuple[str, ...], views: ViewTable, profile: ReleaseProfile
+    family: Family,
+    keys: tuple[str, ...],
+    views: ViewTable,
+    profile: ReleaseProfile,
+    keep_views: bool = True,
 ) -> NativeHeader:
-    """``keys``: the module's :func:`declared_keys`."""
+    """``keys``: the module's :func:`declared_keys`; ``keep_views``: whether
+    ``views`` keeps the native signature views computed here."""
     return NativeHeader(
         root=family.root,
         includes_meta=bool(family.structured_groups),
-        namespaces=kernel_declarations(family.items, keys, views, profile),
+        namespaces=kernel_declarations(family.items, keys, views, profile, keep_views),
     )
 
 
