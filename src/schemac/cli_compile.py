@@ -178,8 +178,11 @@ def _collect_class_garbage(targets: Sequence[str]) -> None:
     the YAML is loaded, rather than by their first emit call, and one
     collection frees those cycles while the heap holds little but modules
     (~15 ms of CPU on torch's ``-t headers``; a collection after the load
-    would walk the whole IR).  A target whose files turn out to be reused
-    has its backend imported for nothing: a few milliseconds.
+    would walk the whole IR).  Not on a re-run over an OUT that holds a
+    state (:meth:`~schemac.compile_record.Recording.holds_state`): after an
+    edit most units are skipped, and importing every backend up front cost
+    ~0.1 s of CPU of torch's ``-t all`` edit; their first emit calls import
+    the few that run, and the peak that matters is a cold compile's.
     """
     import gc
 
@@ -200,7 +203,8 @@ def _compile_recorded(
     target = target_release(args)
     context = target.pass_context(verify=args.verify)
     backend = BackendInput.read(args.backend, args.impl_path)
-    _collect_class_garbage(targets)
+    if recording is None or not recording.holds_state():
+        _collect_class_garbage(targets)
     with backend.reported_together():
         # Torch's derivatives and deprecated signatures only for targets that
         # read them (not the backend's files or -t headers: ~0.07 s of loading).

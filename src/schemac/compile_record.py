@@ -165,6 +165,11 @@ class Recording:
             self._parts = LoadedParts(self.out_dir, self.key)
         return self._parts
 
+    def holds_state(self) -> bool:
+        """Whether OUT holds a state (of any command): a look before the load,
+        which :meth:`plan_reuse` reads and checks later."""
+        return (self.out_dir / STATE_NAME).is_file()
+
     @property
     def incremental(self) -> bool:
         """Whether OUT holds a state of this command that :meth:`plan_reuse` can use."""

@@ -34,7 +34,7 @@ from schemac.backends.aten.signatures.signature import Signature
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Argument, FunctionSchema, TensorOptionsArguments
-from schemac.ir.types import BaseTy, Type, is_like
+from schemac.ir.types import BaseTy, is_like
 
 OPTIONS_SOURCE = "dtype,layout,device,pin_memory"
 FALLBACK_PREFIX = "__dispatch_"
@@ -185,44 +185,25 @@ def _params(
         if isinstance(item, TensorOptionsArguments):
             if faithful:
                 for field in item.all():
-                    yield _param_of(field, symint, no_defaults, conv)
+                    yield _param(field, symint, no_defaults, conv)
             else:
                 yield _options_param(item)
         else:
-            yield _param_of(item, symint, no_defaults, conv)
-
-
-def _param_of(
-    arg: Argument, symint: bool, no_defaults: frozenset[str], conv: Conventions
-) -> C.Param:
-    default = None if arg.name in no_defaults else arg.default
-    return _param(arg.type, arg.is_write, arg.name, default, symint, conv)
+            yield _param(item, symint, no_defaults, conv)
 
 
 # Operators repeat a small set of arguments (``Tensor self`` thousands of
-# times); a parameter is a pure function of what it reads of the argument and
-# the flags.
-#
-# Note [Parameter memos keyed by what they read]
-# ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-# The parameter memos of the signature views (here, in ``dispatcher`` and
-# ``native``) were keyed by the ``Argument`` itself.  Hashing one hashes its
-# annotation too, and attrs caches each hash on the object as an int subclass
-# of 64 bytes: ~18,000 of them on torch's functions (arguments, annotations,
-# returns, types), ~1.2 MiB made in every process that computes views, the
-# two processes of a split ``-t headers`` each.  Keyed by the fields the
-# parameter is made from (the type, interned and hashed once per distinct
-# type, the name, the default, whether it is written), no argument is hashed,
-# and arguments that differ only in what a view does not print (a
-# dispatcher parameter has no default) share one entry.  A field read here
-# must be in the key: each memo's function takes nothing else of the argument.
+# times); a parameter is a pure function of the argument and the flags.
 @functools.lru_cache(maxsize=8192)
-def _param(
-    ty: Type, mutable: bool, name: str, default_value: str | None, symint: bool, conv: Conventions
-) -> C.Param:
-    default = None if default_value is None else cpp_default(default_value, ty, symint=symint)
+def _param(arg: Argument, symint: bool, no_defaults: frozenset[str], conv: Conventions) -> C.Param:
+    default = None
+    if arg.default is not None and arg.name not in no_defaults:
+        default = cpp_default(arg.default, arg.type, symint=symint)
     return C.Param(
-        argument_type(ty, mutable=mutable, symint=symint, conv=conv), name, default, name
+        argument_type(arg.type, mutable=arg.is_write, symint=symint, conv=conv),
+        arg.name,
+        default,
+        arg.name,
     )
 
 

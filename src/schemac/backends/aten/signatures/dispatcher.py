@@ -20,8 +20,7 @@ from schemac.backends.aten.signatures.naming import dispatcher_name
 from schemac.backends.aten.signatures.signature import Signature
 from schemac.backends.aten.signatures.type_map import argument_type, returns_type
 from schemac.ir.native import NativeFunction
-from schemac.ir.schema import FunctionSchema
-from schemac.ir.types import Type
+from schemac.ir.schema import Argument, FunctionSchema
 
 
 @attrs.frozen
@@ -40,9 +39,7 @@ def dispatcher_signature_of(
     symint: bool = True,
     name: str | None = None,
 ) -> DispatcherSignature:
-    params = tuple(
-        _param(a.type, a.is_write, a.name, symint, conv) for a in func.arguments.flat_all
-    )
+    params = tuple(_param(a, symint, conv) for a in func.arguments.flat_all)
     return DispatcherSignature(
         name=dispatcher_name(func) if name is None else name,
         params=params,
@@ -51,9 +48,8 @@ def dispatcher_signature_of(
     )
 
 
-# See cpp_api._param: a parameter is a pure function of what it reads of the
-# argument (Note [Parameter memos keyed by what they read]) and the flags.
+# See cpp_api._param: a parameter is a pure function of the argument and the flags.
 @functools.lru_cache(maxsize=8192)
-def _param(ty: Type, mutable: bool, name: str, symint: bool, conv: Conventions) -> C.Param:
-    ctype = argument_type(ty, mutable=mutable, symint=symint, conv=conv)
-    return C.Param(ctype, name, source=name)
+def _param(arg: Argument, symint: bool, conv: Conventions) -> C.Param:
+    ctype = argument_type(arg.type, mutable=arg.is_write, symint=symint, conv=conv)
+    return C.Param(ctype, arg.name, source=arg.name)

@@ -23,7 +23,6 @@ from schemac.backends.aten.signatures.signature import Signature
 from schemac.backends.aten.signatures.type_map import native_argument_type, returns_type
 from schemac.ir.native import NativeFunction
 from schemac.ir.schema import Argument, FunctionSchema
-from schemac.ir.types import Type
 
 SYMINT_KERNEL_MARK = "_symint"
 
@@ -79,32 +78,23 @@ def _params(func: FunctionSchema, *, symint: bool, conv: Conventions) -> Iterato
     if options is not None:
         kwarg_only = args.pre_tensor_options_kwarg_only
     for arg in (*args.positional, *kwarg_only):
-        yield _param(arg.type, arg.is_write, arg.name, arg.default, symint, conv, with_defaults)
+        yield _param(arg, symint, conv, with_defaults)
     if options is not None:
         default = "{}" if with_defaults else None
         for field, ctype in _OPTIONS_TYPES:
             # Kernels always see the options as optionals, whatever the schema says.
             yield C.Param(C.Optional(ctype), field, default, field)
         for arg in args.post_tensor_options_kwarg_only:
-            yield _param(arg.type, arg.is_write, arg.name, arg.default, symint, conv, with_defaults)
+            yield _param(arg, symint, conv, with_defaults)
     for arg in args.out:
-        yield _param(arg.type, arg.is_write, arg.name, None, symint, conv, False)
+        yield _param(arg, symint, conv, False)
 
 
-# See cpp_api._param: a parameter is a pure function of what it reads of the
-# argument (Note [Parameter memos keyed by what they read]) and the flags.
+# See cpp_api._param: a parameter is a pure function of the argument and the flags.
 @functools.lru_cache(maxsize=8192)
-def _param(
-    ty: Type,
-    mutable: bool,
-    name: str,
-    default_value: str | None,
-    symint: bool,
-    conv: Conventions,
-    with_default: bool,
-) -> C.Param:
+def _param(arg: Argument, symint: bool, conv: Conventions, with_default: bool) -> C.Param:
     default = None
-    if with_default and default_value is not None:
-        default = cpp_default(default_value, ty, symint=symint)
-    ctype = native_argument_type(ty, mutable=mutable, symint=symint, conv=conv)
-    return C.Param(ctype, name, default, name)
+    if with_default and arg.default is not None:
+        default = cpp_default(arg.default, arg.type, symint=symint)
+    ctype = native_argument_type(arg.type, mutable=arg.is_write, symint=symint, conv=conv)
+    return C.Param(ctype, arg.name, default, arg.name)

@@ -212,22 +212,13 @@ def _return_type(ty: Type, *, mutable: bool, conv: Conventions) -> C.CType:
     raise UnsupportedType(f"no C++ return type for '{ty}'")
 
 
-def returns_type(returns: tuple[Return, ...], conv: Conventions) -> C.CType:
-    """The C++ type of a function's returns (``void``, one type, or a tuple)."""
-    # Keyed by what the type is made from, not the returns themselves (Note
-    # [Parameter memos keyed by what they read] in cpp_api.py).
-    return _returns_type(tuple([(r.type, r.is_write) for r in returns]), conv)
-
-
 # Every view of a function maps the same returns (dispatcher, native, C++ API),
 # and most functions return one of a few shapes (``Tensor``, ``Tensor(a!)``):
-# the type is a pure function of each return's type and mutability and of the
-# conventions, and frozen.
+# the type is a pure function of the returns and the conventions, and frozen.
 @functools.lru_cache(maxsize=4096)
-def _returns_type(returns: tuple[tuple[Type, bool], ...], conv: Conventions) -> C.CType:
+def returns_type(returns: tuple[Return, ...], conv: Conventions) -> C.CType:
     if not returns:
         return C.VOID
     if len(returns) == 1:
-        ty, mutable = returns[0]
-        return _return_type(ty, mutable=mutable, conv=conv)
-    return C.Tuple(tuple(_return_type(ty, mutable=mutable, conv=conv) for ty, mutable in returns))
+        return return_type(returns[0], conv)
+    return C.Tuple(tuple(return_type(r, conv) for r in returns))
