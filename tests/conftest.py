@@ -19,7 +19,9 @@ Selected releases: ``$SCHEMAC_TEST_RELEASES`` (comma-separated), else
 
 from __future__ import annotations
 
+import gc
 import os
+from collections.abc import Iterator
 
 import pytest
 
@@ -96,3 +98,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def torch_release(request: pytest.FixtureRequest) -> ReferenceRelease:
     """The torch release this test compares against (fetched on first use)."""
     return reference_release(getattr(request, "param", PRIMARY_RELEASE))
+
+
+@pytest.fixture
+def collector_off() -> Iterator[None]:
+    """The cyclic collector off for the test, as a compile runs (``launcher``),
+    after one collection; restored after."""
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 import weakref
-from collections.abc import Iterator
 
 import attrs
-import pytest
 
 from schemac import cli_compile
-
-
-@pytest.fixture
-def collector_off() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def test_the_classes_attrs_replaced_are_freed_before_the_load(collector_off: None) -> None:

@@ -11,7 +11,6 @@ the commit, the peak of the compile.
 
 from __future__ import annotations
 
-import gc
 import weakref
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,18 +42,6 @@ LIBRARY = """\
   dispatch:
     CPU: blend_kernel
 """
-
-
-@pytest.fixture
-def collector_off() -> Iterator[None]:
-    was_enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @pytest.fixture

@@ -71,15 +71,22 @@ def test_the_file_holds_the_parts_of_the_last_run_and_is_kept_when_they_are_its_
     assert sorted(p.name for p in tmp_path.iterdir()) == [PARTS_NAME]
 
 
-def test_a_compile_over_damaged_parts_writes_what_a_cold_one_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def compiled_toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, list[str]]:
+    """examples/toyops copied, in parts of four entries, compiled into OUT: (toy, OUT, argv)."""
     monkeypatch.setattr(yaml_parts, "PART_ITEMS", 4)
     toy = tmp_path / "toy"
     shutil.copytree(TOY, toy)
     out = tmp_path / "out"
     argv = compile_argv(toy, out, "headers,schema,cpu")
     assert launcher.main(argv) == 0
+    return toy, out, argv
+
+
+def test_a_compile_over_damaged_parts_writes_what_a_cold_one_writes(
+    tmp_path: Path, compiled_toy: tuple[Path, Path, list[str]]
+) -> None:
+    toy, out, argv = compiled_toy
     parts = out / PARTS_NAME
     # One part per four entries, all of them clean.
     assert len(_records(parts)) == 7
@@ -124,16 +131,11 @@ def _first_key(parts: Path) -> str:
 
 
 def test_an_edit_recalls_every_part_it_did_not_touch(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    compiled_toy: tuple[Path, Path, list[str]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The compile hands the loader the memo of the last run into OUT: after an
     edit of the last entry, every other part is recalled, none composed."""
-    monkeypatch.setattr(yaml_parts, "PART_ITEMS", 4)
-    toy = tmp_path / "toy"
-    shutil.copytree(TOY, toy)
-    out = tmp_path / "out"
-    argv = compile_argv(toy, out, "headers,schema,cpu")
-    assert launcher.main(argv) == 0
+    toy, _, argv = compiled_toy
     recalled: list[int] = []
     real = native_loader.unpickled_part
 
