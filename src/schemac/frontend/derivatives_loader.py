@@ -16,13 +16,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from functools import partial
 
 from schemac.diagnostics import DiagnosticSink, SchemacError, Span, did_you_mean
 from schemac.frontend.entry_reader import EntryReader, text_start, top_level_entries
 from schemac.frontend.failed_entries import FailedEntries
 from schemac.frontend.native_fields import piece_span, split_pieces
-from schemac.frontend.part_memo import PartMemo, part_key, pickled_entries, unpickled_entries
+from schemac.frontend.part_memo import (
+    PartMemo,
+    load_parts,
+    part_key,
+    pickled_entries,
+    unpickled_entries,
+)
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.yaml_nodes import (
     MappingNode,
@@ -85,25 +90,31 @@ def load_derivatives(
     if isinstance(doc, YamlDocument):
         _load_part(doc, parser, functions, sink, failed, entries, by_name)
         return tuple(entries)
-    memo = None if functions is None else memo
-    for part in doc.parts():
-        key = None
-        if memo is not None and functions is not None:
-            key = part_key("derivatives", part.file, part.lines_before, part.text)
-            data = memo.recall(key)
-            recalled = None if data is None else unpickled_entries(data)
-            if recalled is not None and all(
-                _names_an_operator(e.schema, functions) for e in recalled
-            ):
-                for entry in recalled:
-                    _admit(entry, sink, entries, by_name)
-                continue
-        loaded_before = len(entries)
-        mark = sink.mark()
-        _load_part(part.composed(), parser, functions, sink, failed, entries, by_name)
-        if memo is not None and key is not None and sink.mark() == mark:
-            memo.remember(key, partial(pickled_entries, entries[loaded_before:]))
+    if functions is None:
+        memo = None  # the check a recalled part must pass again cannot be made
+    known = functions or {}
+    load_parts(
+        doc.parts(),
+        memo,
+        lambda part: part_key("derivatives", part.file, part.lines_before, part.text),
+        # Recalled only if each entry still names an operator: loading checks that.
+        lambda data: _still_named(unpickled_entries(data), known),
+        lambda entry: _admit(entry, sink, entries, by_name),
+        lambda part: _load_part(part.composed(), parser, functions, sink, failed, entries, by_name),
+        entries,
+        pickled_entries,
+        sink,
+    )
     return tuple(entries)
+
+
+def _still_named(
+    entries: tuple[DerivativeEntry, ...] | None, functions: Mapping[OperatorName, NativeFunction]
+) -> tuple[DerivativeEntry, ...] | None:
+    """``entries`` if each names an operator of ``functions``, else None."""
+    if entries is None or not all(_names_an_operator(e.schema, functions) for e in entries):
+        return None
+    return entries
 
 
 def _load_part(

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
-from functools import partial
 
 import attrs
 
@@ -37,7 +36,13 @@ from schemac.frontend.native_fields import (
     read_ufunc_inner_loop,
     split_pieces,
 )
-from schemac.frontend.part_memo import PartMemo, part_key, pickled_part, unpickled_part
+from schemac.frontend.part_memo import (
+    PartMemo,
+    load_parts,
+    part_key,
+    pickled_part,
+    unpickled_part,
+)
 from schemac.frontend.schema_parser import SchemaParser
 from schemac.frontend.source_keys import entries_keyable, entry_source_key
 from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
@@ -97,24 +102,21 @@ def load_native_functions(
         _load_part(doc, parser, valid_tags, sink, failed, keyed, functions, first_line)
         return tuple(functions)
     tags = None if valid_tags is None else frozenset(valid_tags)
-    # Note [Loaded parts remembered]: the keys travel with the functions.
-    memo = memo if keyed else None
-    for part in doc.parts():
-        key = None
-        if memo is not None:
-            key = part_key("native", part.file, part.lines_before, part.text, tags)
-            data = memo.recall(key)
-            recalled = None if data is None else unpickled_part(data)
-            if recalled is not None:
-                for function in recalled:
-                    _admit(function, sink, functions, first_line)
-                continue
-        loaded_before = len(functions)
-        mark = sink.mark()
+    load_parts(
+        doc.parts(),
+        # Note [Loaded parts remembered]: the keys travel with the functions.
+        memo if keyed else None,
+        lambda part: part_key("native", part.file, part.lines_before, part.text, tags),
+        unpickled_part,
+        lambda function: _admit(function, sink, functions, first_line),
         # Note [Lists composed in parts]: a part's nodes go when its entries are loaded.
-        _load_part(part.composed(), parser, valid_tags, sink, failed, keyed, functions, first_line)
-        if memo is not None and key is not None and sink.mark() == mark:
-            memo.remember(key, partial(pickled_part, functions[loaded_before:]))
+        lambda part: _load_part(
+            part.composed(), parser, valid_tags, sink, failed, keyed, functions, first_line
+        ),
+        functions,
+        pickled_part,
+        sink,
+    )
     return tuple(functions)
 
 

@@ -45,15 +45,19 @@ from __future__ import annotations
 import io
 import operator
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import partial
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import attrs
 
+from schemac.diagnostics import DiagnosticSink
 from schemac.digests import hex_of
+from schemac.frontend.yaml_parts import YamlPart
 from schemac.ir.derivatives import DerivativeEntry
 from schemac.ir.native import NativeFunction, set_loaded_key
+
+T = TypeVar("T")
 
 #: Bump when what a part's pickle holds changes shape.
 PART_FORMAT = "loaded-part 2"
@@ -86,6 +90,39 @@ def part_key(
     tag_words = "*" if tags is None else "\0".join(sorted(tags))
     head = f"{PART_FORMAT}\0{kind}\0{file}\0{lines_before}\0{tag_words}\0"
     return hex_of((head + text).encode("utf-8", "surrogatepass"))
+
+
+def load_parts(
+    parts: Iterable[YamlPart],
+    memo: PartMemo | None,
+    key_of: Callable[[YamlPart], str],
+    recalled: Callable[[bytes], Sequence[T] | None],
+    admit: Callable[[T], None],
+    load: Callable[[YamlPart], None],
+    loaded: list[T],
+    pickled: Callable[[Sequence[T]], bytes | None],
+    sink: DiagnosticSink,
+) -> None:
+    """Each part in order, recalled from ``memo`` (its values ``admit``-ted
+    one by one) or, if it is not there or ``recalled`` refuses it, ``load``-ed
+    into ``loaded``; a part that loaded without a diagnostic in ``sink`` is
+    offered to the memo, pickled later by ``pickled`` (Note [Loaded parts
+    remembered]).  Without a memo every part is loaded."""
+    for part in parts:
+        key = None
+        if memo is not None:
+            key = key_of(part)
+            data = memo.recall(key)
+            values = None if data is None else recalled(data)
+            if values is not None:
+                for value in values:
+                    admit(value)
+                continue
+        loaded_before = len(loaded)
+        mark = sink.mark()
+        load(part)
+        if memo is not None and key is not None and sink.mark() == mark:
+            memo.remember(key, partial(pickled, loaded[loaded_before:]))
 
 
 def pickled_part(functions: Sequence[NativeFunction]) -> bytes | None:
