@@ -150,3 +150,21 @@ def test_an_edit_recalls_every_part_it_did_not_touch(
     assert launcher.main(argv) == 0
     # Seven parts of four entries (the last one shorter): six recalled whole.
     assert len(recalled) == 6 and all(count == 4 for count in recalled)
+
+
+def test_an_interrupted_save_leaves_nothing_beside_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    store = LoadedParts(out, "run")
+    store.remember("a", lambda: b"first")
+
+    def interrupted() -> bytes:
+        raise KeyboardInterrupt
+
+    store.remember("b", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.save()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    assert list(out.iterdir()) == []

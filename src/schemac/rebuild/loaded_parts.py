@@ -109,5 +109,8 @@ class LoadedParts:
                     stream.write(data)
             os.replace(temporary, self._path)
         except OSError:
-            # Only a cache: the next run loads every part.
+            pass  # only a cache: the next run loads every part
+        finally:
+            # Also when the save is interrupted (SIGINT, SIGTERM): nothing of
+            # it stays beside OUT.  After the rename the name is gone already.
             temporary.unlink(missing_ok=True)
