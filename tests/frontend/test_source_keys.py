@@ -237,3 +237,87 @@ def test_synthesised_variants_are_keyed_by_their_source(tmp_path: Path) -> None:
     # The keys differ between the two variants, and from every loaded function's.
     every = [g.source_key for g in module.functions]
     assert len(set(every)) == len(every)
+
+
+# -- blind keys (Note [Keys blind to an aspect] in ir/slots.py) ---------------------------
+BLIND_BASE = """\
+- func: scale(Tensor self, Scalar factor=1, *, bool fast=False) -> Tensor
+  variants: function
+  dispatch:
+    CPU, CUDA: scale_kernel
+    Meta: scale_meta
+"""
+
+#: An edit of BLIND_BASE -> the aspects (BLIND_ASPECTS) whose keys it leaves equal.
+BLIND_EDITS = {
+    # Kernel names only.
+    ("CPU, CUDA: scale_kernel", "CPU, CUDA: scale_other"): {"kernel-names"},
+    ("Meta: scale_meta", "Meta: meta_scale"): {"kernel-names"},
+    # Default values only.
+    ("factor=1", "factor=2"): {"defaults"},
+    ("fast=False", "fast=True"): {"defaults"},
+    # Anything else: which keys have a kernel, whether a default is there, a name, a field.
+    ("CPU, CUDA: scale_kernel", "CPU: scale_kernel"): set(),
+    ("Scalar factor=1", "Scalar factor"): set(),
+    ("bool fast=False", "bool quick=False"): set(),
+    ("variants: function", "variants: function, method"): set(),
+}
+
+
+def _blind(tmp_path: Path, text: str, name: str) -> tuple[str | None, tuple[str, ...] | None]:
+    (function,) = _load(tmp_path, text, name).functions
+    return function.source_key, function.blind_keys
+
+
+def test_blind_keys_ignore_their_aspect_and_nothing_else(tmp_path: Path) -> None:
+    from schemac.ir.slots import BLIND_ASPECTS
+
+    key, blind = _blind(tmp_path, BLIND_BASE, "base.yaml")
+    assert key is not None and blind is not None and len(set(blind)) == len(BLIND_ASPECTS)
+    for number, ((old, new), same) in enumerate(BLIND_EDITS.items()):
+        assert old in BLIND_BASE
+        edited_key, edited_blind = _blind(tmp_path, BLIND_BASE.replace(old, new), f"e{number}.yaml")
+        assert edited_key != key and edited_blind is not None
+        for aspect, before, after in zip(BLIND_ASPECTS, blind, edited_blind, strict=True):
+            # The combined aspect ignores what either of its parts does.
+            ignored = aspect in same or (aspect == "kernel-names+defaults" and bool(same))
+            assert (before == after) == ignored, (old, new, aspect)
+
+
+def test_blind_keys_survive_a_pickled_part_and_derive_like_source_keys(tmp_path: Path) -> None:
+    from schemac.frontend.part_memo import pickled_part, unpickled_part
+    from schemac.ir.native import NativeFunction
+    from schemac.ir.slots import derive_source_key
+
+    (function,) = _load(tmp_path, BLIND_BASE).functions
+    data = pickled_part([function])
+    assert data is not None
+    (recalled,) = unpickled_part(data) or ()
+    assert recalled == function and recalled.blind_keys == function.blind_keys
+    copied = attrs.evolve(function, structured=False)
+    assert copied.blind_keys is None
+    derive_source_key(function, copied, "a change")
+    assert isinstance(copied, NativeFunction) and copied.blind_keys is not None
+    assert all(
+        derived.startswith(original) and derived != original
+        for original, derived in zip(function.blind_keys or (), copied.blind_keys, strict=True)
+    )
+
+
+def test_fingerprints_of_a_blind_value_use_the_blind_keys(tmp_path: Path) -> None:
+    from schemac.backends.reuse import Blind
+
+    first = _load(tmp_path, BLIND_BASE, "first.yaml").functions
+    renamed = _load(tmp_path, BLIND_BASE.replace("scale_meta", "meta_scale"), "second.yaml")
+    second = renamed.functions
+
+    def of(value: object) -> str:
+        return Fingerprints().of(value)
+
+    assert of(first) != of(second)
+    assert of(Blind("kernel-names", first)) == of(Blind("kernel-names", second))
+    assert of(Blind("kernel-names+defaults", first)) == of(Blind("kernel-names+defaults", second))
+    assert of(Blind("defaults", first)) != of(Blind("defaults", second))
+    # A value without blind keys is walked whole, so a blind slice never hides its edits.
+    unkeyed = [attrs.evolve(f) for f in first], [attrs.evolve(f) for f in second]
+    assert of(Blind("kernel-names", unkeyed[0])) != of(Blind("kernel-names", unkeyed[1]))

@@ -28,6 +28,7 @@ from schemac.backends.output.preflight import check_inputs_kept
 from schemac.backends.output.staging import InlineStager, Staged, discard_staged, merge_staged
 from schemac.backends.registry import EmitOptions, RunMemo, fragment_unit
 from schemac.backends.reuse import (
+    Blind,
     Deferred,
     DeferredGroup,
     FileReuse,
@@ -428,7 +429,7 @@ class _Emission:
         )
         if (
             self.reuse is not None
-            and unit.backend.slice
+            and unit.backend.sliced
             and self._sliced_away(module, unit, options)
         ):
             return
@@ -451,9 +452,10 @@ class _Emission:
         if slicer not in self._checked:
             check_slice(slicer, name)
             self._checked.add(slicer)
-        local = self.fingerprints.key(
-            ["\x01slice", f"{len(name)}:{name}"], slicer, slicer(module, options)
-        )
+        sliced = slicer(module, options)
+        if unit.backend.blind_to:
+            sliced = Blind(unit.backend.blind_to, sliced)
+        local = self.fingerprints.key(["\x01slice", f"{len(name)}:{name}"], slicer, sliced)
         paths = reuse.keep_slice(name, local)
         if paths is None:
             return False

@@ -209,6 +209,13 @@ class BackendEntry:
     #: slice did not change is skipped.  Empty: none (the call runs after every
     #: edit of what it reads).
     slice: str = ""
+    #: The aspect of the entries (:data:`~schemac.ir.slots.BLIND_ASPECTS`) that
+    #: none of the unit's files depends on: its slice, or without one the whole
+    #: module (:attr:`module_slice`), is keyed blind to it (Note [Keys
+    #: blind to an aspect] in :mod:`schemac.ir.slots`), so an edit of only that
+    #: aspect skips the call.  ``tests/rebuild/test_blind_units.py`` checks
+    #: each claim on torch's YAML.  Empty: none.
+    blind_to: str = ""
     #: The names of the :class:`RunMemo` values its emit call (and slice) read;
     #: None: not known, any.  Once no unit still to come in a process reads a
     #: value, the driver drops it (Note [Memo values dropped after their last
@@ -220,14 +227,34 @@ class BackendEntry:
         backend: Backend = getattr(importlib.import_module(module_name), attribute)
         return backend
 
+    @property
+    def sliced(self) -> bool:
+        """Whether the unit has a slice (its own, or the whole module's)."""
+        return bool(self.slice or self.blind_to)
+
+    @property
+    def module_slice(self) -> str:
+        """The slice of a unit blind to an aspect without one of its own: the
+        whole module if the unit reads the late passes' facts, else every field
+        but those (the slice must not depend on whether they ran yet)."""
+        return WHOLE_MODULE_SLICE if LATE_FACT in self.requires else EARLY_MODULE_SLICE
+
     def load_slice(self) -> SliceFunction | None:
-        """The function :attr:`slice` names, if any."""
-        if not self.slice:
+        """The function :attr:`slice` names, if any; for a unit blind to an
+        aspect without one, :attr:`module_slice`."""
+        location = self.slice or (self.module_slice if self.blind_to else "")
+        if not location:
             return None
-        module_name, _, attribute = self.slice.partition(":")
+        module_name, _, attribute = location.partition(":")
         function: SliceFunction = getattr(importlib.import_module(module_name), attribute)
         return function
 
+
+#: The slices of a unit that reads the module as a whole (``BackendEntry.module_slice``).
+WHOLE_MODULE_SLICE = "schemac.backends.slices:whole_module"
+EARLY_MODULE_SLICE = "schemac.backends.slices:early_module"
+#: The IR fact of the late passes (Note [Late work] in ``backends/late_work.py``).
+LATE_FACT = "autograd-infos"
 
 #: ``slice(module, options) -> values``: see :attr:`BackendEntry.slice`.
 SliceFunction = Callable[[Module, EmitOptions], object]
@@ -266,6 +293,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
         _YAML,
         memo_reads=(ATEN_STATE,),
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "aten-aggregate-headers",
@@ -274,6 +302,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FAMILIES,
         _YAML,
         memo_reads=(ATEN_STATE, ATEN_PLAN),
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "aten-headers",
@@ -289,6 +318,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("schema",),
         _FUNCTIONS,
         _YAML,
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "aten-backend-select",
@@ -297,6 +327,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
         _YAML,
         slice="schemac.backends.aten.registrations.backend_select:backend_select_slice",
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "python-enum-tag",
@@ -304,6 +335,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("python",),
         _FUNCTIONS,
         _YAML,
+        blind_to="kernel-names+defaults",
     ),
     BackendEntry(
         "aten-registrations",
@@ -327,6 +359,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FAMILIES,
         _YAML,
         slice="schemac.backends.aten.registrations.targets:registration_slice",
+        blind_to="defaults",
     ),
     BackendEntry(
         "aten-view-copy-kernels",
@@ -335,6 +368,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FAMILIES, "view-groups"),
         _YAML,
         slice="schemac.backends.slices:view_copy_slice",
+        blind_to="defaults",
     ),
     BackendEntry(
         "python-bindings",
@@ -342,6 +376,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("python",),
         _FUNCTIONS,
         (*_YAML, "deprecated"),
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "python-autograd-nodes",
@@ -350,6 +385,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
         slice="schemac.backends.slices:autograd_nodes_slice",
+        blind_to="kernel-names+defaults",
     ),
     # The pieces of both (Note [Autograd pieces]) are keyed by the derivative
     # infos they print, so an edit of derivatives.yaml prints only the changed ones.
@@ -360,6 +396,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
         covers=("derivatives",),
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "autograd-kernels",
@@ -368,7 +405,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
         covers=("derivatives",),
-        slice="schemac.backends.autograd.backend:kernels_slice",
+        blind_to="kernel-names+defaults",
     ),
     BackendEntry(
         "backend-stubs",
@@ -383,6 +420,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("mtia",),
         _FAMILIES,
         _YAML,
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "declarations",
@@ -390,6 +428,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("declarations",),
         _FUNCTIONS,
         _YAML,
+        blind_to="kernel-names",
     ),
     BackendEntry("ufunc", "schemac.backends.ufunc.backend:BACKEND", ("ufunc",), _FAMILIES, _YAML),
     BackendEntry(
@@ -399,6 +438,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FAMILIES, "view-groups"),
         _YAML,
         slice="schemac.backends.slices:functionalization_slice",
+        blind_to="defaults",
     ),
     BackendEntry(
         "vmap-plumbing",
@@ -406,6 +446,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("vmap",),
         _FUNCTIONS,
         _YAML,
+        blind_to="kernel-names+defaults",
     ),
     BackendEntry(
         "aoti",
@@ -414,6 +455,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         _FUNCTIONS,
         _YAML,
         slice="schemac.backends.aoti.slice:aoti_slice",
+        blind_to="kernel-names",
     ),
     BackendEntry(
         "extension",

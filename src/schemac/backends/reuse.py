@@ -81,11 +81,12 @@ import attrs
 from schemac.backends.output.files import GeneratedFile
 from schemac.diagnostics import NO_SPAN, Span
 from schemac.digests import hex_of, inner_hex_of
+from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
 from schemac.ir.schema import FunctionSchema
-from schemac.ir.slots import SourceKeyed
+from schemac.ir.slots import BLIND_ASPECTS, SourceKeyed
 
 
 @attrs.frozen
@@ -183,6 +184,18 @@ def rendered_files(
             yield from (member.made() for member in file.files)
         else:
             yield rendered(file)
+
+
+@attrs.frozen(eq=False)
+class Blind:
+    """A slice (Note [Unit slices]) keyed blind to one aspect of the entries
+    (Note [Keys blind to an aspect] in :mod:`schemac.ir.slots`): every value in
+    it that has a blind key for ``aspect`` is encoded as that key, every other
+    one as usual.  A unit's slice is wrapped so when the registry says the
+    unit's files do not depend on that aspect (``BackendEntry.blind_to``)."""
+
+    aspect: str
+    value: object
 
 
 class FragmentStore(Protocol):
@@ -303,7 +316,9 @@ class FileReuse(FragmentStore, Protocol):
 
 #: Values read by many files, whose encodings a run remembers (small ones are
 #: encoded again: remembering every node would cost more than it saves).
-_REMEMBERED = frozenset({NativeFunction, Resolution})
+#: A module (a unit's whole-module slice, ``backends/slices.py``) likewise: each
+#: process's few of them are walked once for every unit keyed by them.
+_REMEMBERED = frozenset({NativeFunction, Resolution, Module})
 
 _Encode = Callable[[Any, list[str]], None]
 
@@ -318,7 +333,12 @@ class Fingerprints:
     reused while this object lives.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, blind_to: str | None = None) -> None:
+        #: The position in BLIND_ASPECTS of the aspect keys are blind to, if any
+        #: (the fingerprints a :class:`Blind` value is encoded by).
+        self._blind = None if blind_to is None else BLIND_ASPECTS.index(blind_to)
+        #: Aspect -> the fingerprints encoding :class:`Blind` values of it.
+        self._blind_fingerprints: dict[str, Fingerprints] = {}
         #: id -> the encoding of a remembered value; ``_pinned`` keeps each such
         #: value alive, so that its id is not reused while this object lives.
         self._memo: dict[int, str] = {}
@@ -339,6 +359,7 @@ class Fingerprints:
             FunctionSchema: _text,
             OperatorName: _text,
             Span: _skip,
+            Blind: self._blind_value,
         }
 
     def remember_all(self, values: Iterable[object]) -> None:
@@ -359,6 +380,9 @@ class Fingerprints:
         pinned value (a run's catalog entries and views) alive until a cyclic
         collection, and a compile runs none (Note [Views dropped with the run]
         in :mod:`schemac.backends.driver`)."""
+        for blind in self._blind_fingerprints.values():
+            blind.release()
+        self._blind_fingerprints.clear()
         self._encoders.clear()
         self._memo.clear()
         self._sourced.clear()
@@ -437,6 +461,16 @@ class Fingerprints:
                 else:
                     encoder(item, out)
         append("\x01)")
+
+    def _blind_value(self, value: Any, out: list[str]) -> None:
+        # A marker naming the aspect, then the value as the blind fingerprints
+        # encode it (their own memo: a remembered encoding embeds the keys).
+        aspect = value.aspect
+        blind = self._blind_fingerprints.get(aspect)
+        if blind is None:
+            blind = self._blind_fingerprints[aspect] = Fingerprints(aspect)
+        out.append(f"\x01blind {aspect}")
+        blind.add(value.value, out)
 
     def _set(self, value: Any, out: list[str]) -> None:
         # Sorted encodings of the items: an item encoded as one part (a string,
@@ -519,10 +553,12 @@ class Fingerprints:
         if not issubclass(kind, SourceKeyed):
             return remembered
 
+        blind = self._blind
+
         def by_source(value: Any, out: list[str]) -> None:
             found = sourced.get(id(value))
             if found is None:
-                source = value.source_key
+                source = value.source_key if blind is None else value.blind_key(blind)
                 if source is None:
                     remembered(value, out)
                     return

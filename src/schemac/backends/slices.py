@@ -7,6 +7,8 @@ emit call, and a unit it skips should not pay for importing its backend
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 import attrs
 
 from schemac.backends.registry import EmitOptions
@@ -30,6 +32,50 @@ class GroupedMembers:
     reuse_fields = ("families", "views")
 
 
+def whole_module(module: Module, options: EmitOptions) -> object:
+    """The whole module: the slice of a unit blind to an aspect of the entries
+    (``BackendEntry.blind_to``; Note [Keys blind to an aspect] in
+    :mod:`schemac.ir.slots`) without a slice of its own, that reads the late
+    passes' facts (the autograd table).  Every value an emit call can read of
+    the module is in it, so the unit's claim of blindness is all it rests on."""
+    return module
+
+
+def early_module(module: Module, options: EmitOptions) -> object:
+    """:func:`whole_module` for a unit that does not read the late passes' facts:
+    every field of the module but the autograd table.  Such a unit may be emitted
+    before the late passes or after them, in either process of a split run (Note
+    [Split emission]), and its slice must not depend on which."""
+    made = options.memo.get("early-module", lambda: _Made(module, _early_fields(module)))
+    return made.members if made.module is module else _early_fields(module)
+
+
+@attrs.frozen(eq=False)
+class EarlyModuleFields:
+    """A module's fields but the autograd table, in field order (:func:`early_module`)."""
+
+    fields: tuple[object, ...]
+
+    #: Remembered by the run's fingerprints (Note [File reuse]): the units
+    #: reading it in one process digest it once.
+    reuse_fields = ("fields",)
+
+
+#: The module fields only the late passes fill (Note [Late work] in
+#: :mod:`schemac.backends.late_work`).
+_LATE_FIELDS = frozenset({"autograd"})
+
+
+def _early_fields(module: Module) -> EarlyModuleFields:
+    return EarlyModuleFields(
+        tuple(
+            getattr(module, field.name)
+            for field in attrs.fields(Module)
+            if field.eq and field.name not in _LATE_FIELDS
+        )
+    )
+
+
 def grouped_members(module: Module, options: EmitOptions) -> GroupedMembers:
     """The module's :class:`GroupedMembers`, made once per run (``options.memo``)."""
     made = options.memo.get("grouped-members", lambda: _Made(module, _grouped_members(module)))
@@ -50,12 +96,15 @@ def _grouped_members(module: Module) -> GroupedMembers:
     return GroupedMembers(families, views)
 
 
+_Members = TypeVar("_Members")
+
+
 @attrs.frozen(eq=False)
-class _Made:
+class _Made(Generic[_Members]):
     """A memo entry: the module it was made from (a memo belongs to one module)."""
 
     module: Module
-    members: GroupedMembers
+    members: _Members
 
 
 def functionalization_slice(module: Module, options: EmitOptions) -> object:

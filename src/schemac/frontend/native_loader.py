@@ -44,11 +44,11 @@ from schemac.frontend.part_memo import (
     unpickled_part,
 )
 from schemac.frontend.schema_parser import SchemaParser
-from schemac.frontend.source_keys import entries_keyable, entry_source_key
+from schemac.frontend.source_keys import entries_keyable, entry_blind_keys, entry_source_key
 from schemac.frontend.yaml_nodes import MappingNode, ScalarNode, YamlDocument
 from schemac.frontend.yaml_parts import YamlParts
 from schemac.ir.native import DeviceCheck, NativeFunction, Variant, set_loaded_key
-from schemac.ir.schema import FunctionSchema
+from schemac.ir.schema import FunctionSchema, schema_text_blind_to_defaults
 
 NATIVE_KEYS = (
     "func",
@@ -167,7 +167,11 @@ def _load_part(
                 failed.add_schema_text(_schema_text(node))
             continue
         if keyed:
-            set_loaded_key(function, entry_source_key(doc, node))
+            set_loaded_key(
+                function,
+                entry_source_key(doc, node),
+                entry_blind_keys(doc, node, schema_text_blind_to_defaults(function.func)),
+            )
         _admit(function, sink, functions, first_line)
 
 

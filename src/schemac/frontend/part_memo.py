@@ -56,6 +56,7 @@ from schemac.digests import hex_of
 from schemac.frontend.yaml_parts import YamlPart
 from schemac.ir.derivatives import DerivativeEntry
 from schemac.ir.native import NativeFunction, set_loaded_key
+from schemac.ir.slots import BLIND_ASPECTS
 
 T = TypeVar("T")
 
@@ -126,30 +127,43 @@ def load_parts(
 
 
 def pickled_part(functions: Sequence[NativeFunction]) -> bytes | None:
-    """``functions`` and their source keys, to remember; None if one has no key."""
+    """``functions`` with their source keys and blind keys, to remember; None if
+    one has no source key."""
     keys = tuple(function.source_key for function in functions)
     if None in keys:
         return None
-    return _pickled((tuple(functions), keys))
+    blind = tuple(function.blind_keys for function in functions)
+    return _pickled((tuple(functions), keys, blind))
 
 
 def unpickled_part(data: bytes) -> tuple[NativeFunction, ...] | None:
     """The functions :func:`pickled_part` kept, keyed again; None if ``data`` is not such a part."""
     found = _unpickled(data)
-    if not isinstance(found, tuple) or len(found) != 2:
+    if not isinstance(found, tuple) or len(found) != 3:
         return None
-    functions, keys = found
+    functions, keys, blind = found
     if (
         not isinstance(functions, tuple)
         or not isinstance(keys, tuple)
-        or len(functions) != len(keys)
+        or not isinstance(blind, tuple)
+        or not len(functions) == len(keys) == len(blind)
         or not all(type(function) is NativeFunction for function in functions)
         or not all(type(key) is str for key in keys)
+        or not all(_blind_keys(keys) for keys in blind)
     ):
         return None
-    for function, key in zip(functions, keys, strict=True):
-        set_loaded_key(function, key)
+    for function, key, blind_keys in zip(functions, keys, blind, strict=True):
+        set_loaded_key(function, key, blind_keys)
     return functions
+
+
+def _blind_keys(keys: object) -> bool:
+    """Whether ``keys`` is what :attr:`~schemac.ir.slots.SourceKeyed.blind_keys` may hold."""
+    return keys is None or (
+        isinstance(keys, tuple)
+        and len(keys) == len(BLIND_ASPECTS)
+        and all(type(key) is str for key in keys)
+    )
 
 
 def pickled_entries(entries: Sequence[DerivativeEntry]) -> bytes:

@@ -6,7 +6,14 @@ composes to."""
 from __future__ import annotations
 
 from schemac.digests import hex_of
-from schemac.frontend.yaml_nodes import POSITIONS_IN_BYTES, MappingNode, YamlDocument
+from schemac.frontend.yaml_nodes import (
+    POSITIONS_IN_BYTES,
+    MappingNode,
+    Node,
+    ScalarNode,
+    YamlDocument,
+)
+from schemac.ir.slots import BLIND_ASPECTS
 
 #: What may stand right before an anchor's ``&`` besides whitespace (and the
 #: start of the text), and what may not follow it: YAML's flow indicators.
@@ -85,3 +92,50 @@ def entry_source_key(doc: YamlDocument, node: MappingNode) -> str:
     start, end = node.start_mark, node.end_mark
     head = f"{start.column}\0{node.flow_style}\0"
     return hex_of((head + doc.text[start.index : end.index]).encode("utf-8", "surrogatepass"))
+
+
+def entry_blind_keys(
+    doc: YamlDocument, node: MappingNode, schema_blind_to_defaults: str
+) -> tuple[str, ...] | None:
+    """The blind keys of an entry :func:`entry_source_key` keys, one per
+    :data:`~schemac.ir.slots.BLIND_ASPECTS` (Note [Keys blind to an aspect]):
+    the digest of its text with the value of each ``dispatch:`` entry (its
+    kernel), the ``func:`` value (by ``schema_blind_to_defaults``, the schema
+    printed with its defaults as ``?``: the grammar takes canonical text only,
+    so the value as written is the schema's text), or both replaced by a mark.
+    None when the entry has no ``func:`` scalar (it loaded to no function)."""
+    func: Node | None = None
+    kernels: list[Node] = []
+    for key, value in node.value:
+        if not isinstance(key, ScalarNode):
+            continue
+        if key.value == "func" and isinstance(value, ScalarNode):
+            func = value
+        elif key.value == "dispatch" and isinstance(value, MappingNode):
+            kernels = [kernel for _, kernel in value.value]
+    if func is None:
+        return None
+    blanked = [(kernel, "") for kernel in kernels]
+    schema = [(func, schema_blind_to_defaults)]
+    replaced = {
+        "kernel-names": blanked,
+        "defaults": schema,
+        "kernel-names+defaults": blanked + schema,
+    }
+    return tuple(_blind_key(doc, node, aspect, replaced[aspect]) for aspect in BLIND_ASPECTS)
+
+
+def _blind_key(
+    doc: YamlDocument, node: MappingNode, aspect: str, replaced: list[tuple[Node, str]]
+) -> str:
+    """The digest of ``node``'s text with each node of ``replaced`` written as a
+    NUL-delimited mark (NUL is not allowed in a YAML text, so no text imitates one)."""
+    text = doc.text
+    pieces = [f"blind {aspect}\0{node.start_mark.column}\0{node.flow_style}\0"]
+    at = node.start_mark.index
+    for inner, replacement in sorted(replaced, key=lambda pair: pair[0].start_mark.index):
+        pieces.append(text[at : inner.start_mark.index])
+        pieces.append(f"\0{replacement}\0")
+        at = inner.end_mark.index
+    pieces.append(text[at : node.end_mark.index])
+    return hex_of("".join(pieces).encode("utf-8", "surrogatepass"))

@@ -75,8 +75,12 @@ class _FunctionViews(SourceKeyed):
     _is_view_op: bool
 
 
-def set_loaded_key(function: NativeFunction, key: str) -> None:
-    """Record that ``function`` is exactly what loading the entry ``key`` names gives.
+def set_loaded_key(
+    function: NativeFunction, key: str, blind: tuple[str, ...] | None = None
+) -> None:
+    """Record that ``function`` is exactly what loading the entry ``key`` names
+    gives, and ``blind`` its blind keys (Note [Keys blind to an aspect] in
+    :mod:`schemac.ir.slots`).
 
     Note [Functions keyed by their source]
     ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -107,7 +111,7 @@ def set_loaded_key(function: NativeFunction, key: str) -> None:
     function's resolution, which it computes from the function alone, and
     the autogen pass for each variant it synthesises from one source function.
     """
-    set_source_key(function, key)
+    set_source_key(function, key, blind)
 
 
 @attrs.frozen

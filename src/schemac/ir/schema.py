@@ -401,6 +401,24 @@ def schema_text(schema: FunctionSchema) -> str:
     return f"{schema.name}({schema.arguments}) -> {returns_text(schema.returns)}"
 
 
+def schema_text_blind_to_defaults(schema: FunctionSchema) -> str:
+    """:func:`schema_text` with each default value replaced by ``?``: equal for two
+    schemas only if they differ in nothing but default values (whether an
+    argument has a default still shows).  Note [Keys blind to an aspect] in
+    :mod:`schemac.ir.slots`."""
+    args = schema.arguments
+    items = [_blind_argument_text(a) for a in args.positional]
+    if args.kwarg_only or args.out:
+        items.append("*")
+    items.extend(_blind_argument_text(a) for a in args.kwarg_only + args.out)
+    return f"{schema.name}({', '.join(items)}) -> {returns_text(schema.returns)}"
+
+
+def _blind_argument_text(argument: Argument) -> str:
+    text = f"{_annotated_type_text(argument.type, argument.annotation)} {argument.name}"
+    return text if argument.default is None else text + "=?"
+
+
 def returns_text(returns: tuple[Return, ...]) -> str:
     """A return list as a schema spells it: ``()``, ``Tensor`` or ``(Tensor a, Tensor b)``."""
     if len(returns) == 1:

@@ -41,13 +41,46 @@ class Views:
         return cls, tuple([getattr(self, field.name) for field in attrs.fields(cls)])  # type: ignore[arg-type]
 
 
+#: The aspects of an entry a *blind key* ignores, by position (Note [Keys blind
+#: to an aspect]): its ``dispatch:`` kernel names, its default values, or both.
+BLIND_ASPECTS: tuple[str, ...] = ("kernel-names", "defaults", "kernel-names+defaults")
+
+
 class SourceKeyed(Views):
     """A slot for the value's source key (Note [Functions keyed by their source]
-    in :mod:`schemac.ir.native`): outside the attrs fields, so ``attrs.evolve``,
-    copies and pickles (all through ``__init__``) make values without one."""
+    in :mod:`schemac.ir.native`) and its blind keys (Note [Keys blind to an
+    aspect]): outside the attrs fields, so ``attrs.evolve``, copies and pickles
+    (all through ``__init__``) make values without them.
 
-    __slots__ = ("_source_key",)
+    Note [Keys blind to an aspect]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    Most emit calls print nothing of some parts of an entry: only the
+    registrations, the ``_native.h`` headers and the functionalization kernels
+    name a ``dispatch:`` entry's kernels, and nothing in ``Register<Key>.cpp``
+    or ``VmapGeneratedPlumbing.h`` shows a default value.  Yet an edit of a
+    kernel name changed the edited function's source key, so every unit whose
+    slice held the function (all of them read every function) ran again, to
+    rewrite nothing.  A value's *blind keys* are its source key with one aspect
+    of the entry ignored, one per :data:`BLIND_ASPECTS`: the loader digests the
+    entry's text with every kernel name, every default value, or both, replaced
+    by a mark (``frontend/source_keys.py``), so two entries have equal blind
+    keys for an aspect only if they differ in nothing but that aspect.  A unit
+    that declares itself blind to an aspect (the registry's ``blind_to``) is
+    keyed by those keys instead (``backends/reuse.py``'s :class:`Blind`).
+
+    The keys travel as the source key does: :func:`derive_source_key` derives
+    each blind key from the old value's with the same change, which is sound
+    as long as the change maps values equal but for the aspect to values equal
+    but for the aspect (a pass computing a resolution copies the kernel names,
+    an out= variant copies the defaults).  What makes a unit's claim true is
+    its code; ``tests/rebuild/test_blind_units.py`` compiles torch's YAML with
+    every kernel name and every default changed and checks that each unit
+    claiming blindness to that aspect writes the same bytes.
+    """
+
+    __slots__ = ("_blind_keys", "_source_key")
     _source_key: str
+    _blind_keys: tuple[str, ...]
 
     @property
     def source_key(self) -> str | None:
@@ -58,17 +91,42 @@ class SourceKeyed(Views):
         except AttributeError:
             return None
 
+    def blind_key(self, aspect: int) -> str | None:
+        """The source key blind to ``BLIND_ASPECTS[aspect]``, if the value has one."""
+        try:
+            return self._blind_keys[aspect]
+        except AttributeError:
+            return None
 
-def set_source_key(value: SourceKeyed, key: str) -> None:
-    """Record that ``value`` is exactly what ``key`` says it was made from."""
+    @property
+    def blind_keys(self) -> tuple[str, ...] | None:
+        """Every blind key, in :data:`BLIND_ASPECTS` order, if the value has them."""
+        try:
+            return self._blind_keys
+        except AttributeError:
+            return None
+
+
+def set_source_key(value: SourceKeyed, key: str, blind: tuple[str, ...] | None = None) -> None:
+    """Record that ``value`` is exactly what ``key`` says it was made from, and
+    (``blind``, one per :data:`BLIND_ASPECTS`) what each blind key says."""
     object.__setattr__(value, "_source_key", key)
+    if blind is not None:
+        if len(blind) != len(BLIND_ASPECTS):
+            raise ValueError(f"one blind key per aspect of {BLIND_ASPECTS}")
+        object.__setattr__(value, "_blind_keys", blind)
 
 
 def derive_source_key(old: SourceKeyed, new: SourceKeyed, change: str) -> None:
     """Give ``new`` a source key if ``old`` has one and ``new`` is exactly what
     ``change`` (a pass's description of what it did, with every value it used)
     makes of ``old``, and nothing else.  Equal old keys and equal changes then
-    still mean equal values."""
+    still mean equal values; and equal old blind keys, values equal but for
+    their aspect (Note [Keys blind to an aspect])."""
     key = old.source_key
     if key is not None:
-        set_source_key(new, f"{key}+{len(change)}:{change}")
+        suffix = f"+{len(change)}:{change}"
+        blind = old.blind_keys
+        set_source_key(
+            new, key + suffix, None if blind is None else tuple(k + suffix for k in blind)
+        )

@@ -4,7 +4,7 @@ What the loader remembers and why: Note [Loaded parts remembered] in
 :mod:`schemac.frontend.part_memo`.  Here is only where the bytes are kept.
 The layout (the lines are ASCII)::
 
-    schemac-parts 2 <run key>           the format, and the run key the parts are valid under
+    schemac-parts 3 <run key>           the format, and the run key the parts are valid under
     <part key> <size> <digest>          then for each part: its key, size and digest,
     <size bytes>                        and its bytes, right after the line's break
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from schemac.digests import hex_of
 
 PARTS_NAME = ".schemac-parts"
-PARTS_FORMAT = "schemac-parts 2"
+PARTS_FORMAT = "schemac-parts 3"
 
 
 class LoadedParts:

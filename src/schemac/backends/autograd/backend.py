@@ -14,13 +14,13 @@ import attrs
 
 from schemac.backends.autograd.factories import factories_files
 from schemac.backends.autograd.functions import functions_files
-from schemac.backends.autograd.inplace_or_view import inplace_or_view_files, inplace_or_view_plans
+from schemac.backends.autograd.inplace_or_view import inplace_or_view_files
 from schemac.backends.autograd.operators import OperatorPlan, operator_plans
 from schemac.backends.autograd.policy import AutogradPolicy
 from schemac.backends.autograd.trace_type import NUM_SHARDS as TRACE_SHARDS
 from schemac.backends.autograd.trace_type import trace_files
 from schemac.backends.autograd.variable_type import NUM_SHARDS as VARIABLE_TYPE_SHARDS
-from schemac.backends.autograd.variable_type import variable_type_files, variable_type_plans
+from schemac.backends.autograd.variable_type import variable_type_files
 from schemac.backends.autograd.view_funcs import view_funcs_files
 from schemac.backends.output.files import GeneratedFile
 from schemac.backends.registry import EmitOptions, RunMemo
@@ -95,21 +95,6 @@ def _kernels(
         fragments,
     )
     yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR, fragments)
-
-
-def kernels_slice(module: Module, options: EmitOptions) -> object:
-    """What the ``autograd-kernels`` unit's files are made from (Note [Unit slices]
-    in :mod:`schemac.backends.reuse`): VariableType's kernels, shards and
-    registrations from the plans that get a generated Autograd kernel, and
-    ADInplaceOrView's from those that get one of that key, each a function of
-    its ``reuse_fields`` and the release (Note [Autograd pieces]); VariableType.h
-    is fixed text; the banners read the input paths and the release.  A function
-    with neither kernel (a ``CompositeImplicitAutograd`` operator without a
-    formula, such as ``isclose``) is in neither list, so an edit of it skips the
-    unit.  The plans are the run's (the ``autograd`` unit makes the same ones)."""
-    plans = _plans(module, _policy(options.profile), options.memo)
-    chosen = variable_type_plans(plans)
-    return (module.sources, module.release, chosen, inplace_or_view_plans(plans))
 
 
 def _paused_collector(files: Iterable[GeneratedFile]) -> Iterator[GeneratedFile]:
