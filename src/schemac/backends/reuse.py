@@ -81,7 +81,6 @@ import attrs
 from schemac.backends.output.files import GeneratedFile
 from schemac.diagnostics import NO_SPAN, Span
 from schemac.digests import hex_of, inner_hex_of
-from schemac.ir.module import Module
 from schemac.ir.names import OperatorName
 from schemac.ir.native import NativeFunction
 from schemac.ir.resolved import Resolution
@@ -316,9 +315,7 @@ class FileReuse(FragmentStore, Protocol):
 
 #: Values read by many files, whose encodings a run remembers (small ones are
 #: encoded again: remembering every node would cost more than it saves).
-#: A module (a unit's whole-module slice, ``backends/slices.py``) likewise: each
-#: process's few of them are walked once for every unit keyed by them.
-_REMEMBERED = frozenset({NativeFunction, Resolution, Module})
+_REMEMBERED = frozenset({NativeFunction, Resolution})
 
 _Encode = Callable[[Any, list[str]], None]
 

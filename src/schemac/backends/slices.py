@@ -37,22 +37,25 @@ def whole_module(module: Module, options: EmitOptions) -> object:
     (``BackendEntry.blind_to``; Note [Keys blind to an aspect] in
     :mod:`schemac.ir.slots`) without a slice of its own, that reads the late
     passes' facts (the autograd table).  Every value an emit call can read of
-    the module is in it, so the unit's claim of blindness is all it rests on."""
-    return module
+    the module is in it but those loaded from the other input files (see
+    :data:`_FROM_OTHER_FILES`), so the unit's claim of blindness is all it
+    rests on."""
+    made = options.memo.get("whole-module", lambda: _Made(module, _fields(module, late=True)))
+    return made.members if made.module is module else _fields(module, late=True)
 
 
 def early_module(module: Module, options: EmitOptions) -> object:
     """:func:`whole_module` for a unit that does not read the late passes' facts:
-    every field of the module but the autograd table.  Such a unit may be emitted
-    before the late passes or after them, in either process of a split run (Note
-    [Split emission]), and its slice must not depend on which."""
-    made = options.memo.get("early-module", lambda: _Made(module, _early_fields(module)))
-    return made.members if made.module is module else _early_fields(module)
+    without the autograd table.  Such a unit may be emitted before the late
+    passes or after them, in either process of a split run (Note [Split
+    emission]), and its slice must not depend on which."""
+    made = options.memo.get("early-module", lambda: _Made(module, _fields(module, late=False)))
+    return made.members if made.module is module else _fields(module, late=False)
 
 
 @attrs.frozen(eq=False)
-class EarlyModuleFields:
-    """A module's fields but the autograd table, in field order (:func:`early_module`)."""
+class ModuleFields:
+    """Some of a module's fields, in field order (:func:`whole_module`)."""
 
     fields: tuple[object, ...]
 
@@ -64,14 +67,20 @@ class EarlyModuleFields:
 #: The module fields only the late passes fill (Note [Late work] in
 #: :mod:`schemac.backends.late_work`).
 _LATE_FIELDS = frozenset({"autograd"})
+#: The module fields loaded from an input file other than native_functions.yaml,
+#: as they are: a slice key holds the digest of every other file its unit reads
+#: (Note [Unit slices]), and a unit reads nothing of a file it does not list.
+#: Walking derivatives.yaml's ~700 entries was most of a whole-module slice's cost.
+_FROM_OTHER_FILES = frozenset({"tags", "derivatives", "deprecated"})
 
 
-def _early_fields(module: Module) -> EarlyModuleFields:
-    return EarlyModuleFields(
+def _fields(module: Module, *, late: bool) -> ModuleFields:
+    left_out = _FROM_OTHER_FILES if late else _FROM_OTHER_FILES | _LATE_FIELDS
+    return ModuleFields(
         tuple(
             getattr(module, field.name)
             for field in attrs.fields(Module)
-            if field.eq and field.name not in _LATE_FIELDS
+            if field.eq and field.name not in left_out
         )
     )
 
