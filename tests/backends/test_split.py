@@ -123,15 +123,20 @@ def test_two_processes_take_every_queued_unit_exactly_once() -> None:
 def test_one_emit_call_is_not_split() -> None:
     assert plan_split(emission_units(["declarations"]), None) is None
     # Every call reads the late facts: all of them wait for the late passes.
-    assert plan_split(emission_units(["autograd"]), _late({"autograd", "autograd-kernels"})) is None
+    every = {"autograd", "autograd-kernels", "autograd-factories"}
+    assert plan_split(emission_units(["autograd"]), _late(every)) is None
 
 
 def test_autograd_alone_is_made_in_two_halves() -> None:
-    # Without late work (every backend of -t autograd reads the autograd
-    # table: the passes run first), its two backends can go to either process.
+    # Without late work (every backend of -t autograd waits for the autograd
+    # table: the passes run first), its backends can go to either process.
     plan = plan_split(emission_units(["autograd"]), None)
     assert plan is not None
-    assert sorted(u.backend.name for u in plan.queued) == ["autograd", "autograd-kernels"]
+    assert sorted(u.backend.name for u in plan.queued) == [
+        "autograd",
+        "autograd-factories",
+        "autograd-kernels",
+    ]
 
 
 def test_merged_staging_moves_the_second_tree_into_the_first(tmp_path: Path) -> None:

@@ -211,7 +211,7 @@ class BackendEntry:
     slice: str = ""
     #: The aspect of the entries (:data:`~schemac.ir.slots.BLIND_ASPECTS`) that
     #: none of the unit's files depends on: its slice, or without one the whole
-    #: module (:attr:`module_slice`), is keyed blind to it (Note [Keys
+    #: module (:data:`MODULE_SLICE`), is keyed blind to it (Note [Keys
     #: blind to an aspect] in :mod:`schemac.ir.slots`), so an edit of only that
     #: aspect skips the call.  ``tests/rebuild/test_blind_units.py`` checks
     #: each claim on torch's YAML.  Empty: none.
@@ -232,17 +232,10 @@ class BackendEntry:
         """Whether the unit has a slice (its own, or the whole module's)."""
         return bool(self.slice or self.blind_to)
 
-    @property
-    def module_slice(self) -> str:
-        """The slice of a unit blind to an aspect without one of its own: the
-        whole module if the unit reads the late passes' facts, else every field
-        but those (the slice must not depend on whether they ran yet)."""
-        return WHOLE_MODULE_SLICE if LATE_FACT in self.requires else EARLY_MODULE_SLICE
-
     def load_slice(self) -> SliceFunction | None:
         """The function :attr:`slice` names, if any; for a unit blind to an
-        aspect without one, :attr:`module_slice`."""
-        location = self.slice or (self.module_slice if self.blind_to else "")
+        aspect without one, :data:`MODULE_SLICE`."""
+        location = self.slice or (MODULE_SLICE if self.blind_to else "")
         if not location:
             return None
         module_name, _, attribute = location.partition(":")
@@ -250,11 +243,8 @@ class BackendEntry:
         return function
 
 
-#: The slices of a unit that reads the module as a whole (``BackendEntry.module_slice``).
-WHOLE_MODULE_SLICE = "schemac.backends.slices:whole_module"
-EARLY_MODULE_SLICE = "schemac.backends.slices:early_module"
-#: The IR fact of the late passes (Note [Late work] in ``backends/late_work.py``).
-LATE_FACT = "autograd-infos"
+#: The slice of a unit blind to an aspect that reads the module as a whole.
+MODULE_SLICE = "schemac.backends.slices:module_fields"
 
 #: ``slice(module, options) -> values``: see :attr:`BackendEntry.slice`.
 SliceFunction = Callable[[Module, EmitOptions], object]
@@ -396,7 +386,7 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
         covers=("derivatives",),
-        blind_to="kernel-names",
+        blind_to="kernel-names+defaults",
     ),
     BackendEntry(
         "autograd-kernels",
@@ -406,6 +396,20 @@ BACKENDS: tuple[BackendEntry, ...] = (
         (*_YAML, "derivatives"),
         covers=("derivatives",),
         blind_to="kernel-names+defaults",
+    ),
+    # variable_factories.h alone: the one file of the target that shows defaults.
+    # It reads no autograd info, but waits for them with the target's other units:
+    # with one unit free of the late facts, `-t autograd` alone would run the
+    # late passes in a child and emit both large units there one after the other
+    # (Note [Late work]), instead of running its passes first and the units in
+    # two processes.
+    BackendEntry(
+        "autograd-factories",
+        "schemac.backends.autograd.backend:FACTORIES_BACKEND",
+        ("autograd",),
+        (*_FUNCTIONS, "autograd-infos"),
+        _YAML,
+        slice="schemac.backends.autograd.factories:factories_slice",
     ),
     BackendEntry(
         "backend-stubs",

@@ -32,30 +32,20 @@ class GroupedMembers:
     reuse_fields = ("families", "views")
 
 
-def whole_module(module: Module, options: EmitOptions) -> object:
-    """The whole module: the slice of a unit blind to an aspect of the entries
+def module_fields(module: Module, options: EmitOptions) -> object:
+    """The module: the slice of a unit blind to an aspect of the entries
     (``BackendEntry.blind_to``; Note [Keys blind to an aspect] in
-    :mod:`schemac.ir.slots`) without a slice of its own, that reads the late
-    passes' facts (the autograd table).  Every value an emit call can read of
-    the module is in it but those loaded from the other input files (see
-    :data:`_FROM_OTHER_FILES`), so the unit's claim of blindness is all it
-    rests on."""
-    made = options.memo.get("whole-module", lambda: _Made(module, _fields(module, late=True)))
-    return made.members if made.module is module else _fields(module, late=True)
-
-
-def early_module(module: Module, options: EmitOptions) -> object:
-    """:func:`whole_module` for a unit that does not read the late passes' facts:
-    without the autograd table.  Such a unit may be emitted before the late
-    passes or after them, in either process of a split run (Note [Split
-    emission]), and its slice must not depend on which."""
-    made = options.memo.get("early-module", lambda: _Made(module, _fields(module, late=False)))
-    return made.members if made.module is module else _fields(module, late=False)
+    :mod:`schemac.ir.slots`) without a slice of its own.  Every field an emit
+    call can read is in it but those the others determine (see
+    :data:`_DETERMINED_ELSEWHERE`), so the unit's claim of blindness is all it
+    rests on.  Made once per run and process."""
+    made = options.memo.get("module-fields", lambda: _Made(module, _fields(module)))
+    return made.members if made.module is module else _fields(module)
 
 
 @attrs.frozen(eq=False)
 class ModuleFields:
-    """Some of a module's fields, in field order (:func:`whole_module`)."""
+    """Some of a module's fields, in field order (:func:`module_fields`)."""
 
     fields: tuple[object, ...]
 
@@ -64,23 +54,33 @@ class ModuleFields:
     reuse_fields = ("fields",)
 
 
-#: The module fields only the late passes fill (Note [Late work] in
-#: :mod:`schemac.backends.late_work`).
-_LATE_FIELDS = frozenset({"autograd"})
-#: The module fields loaded from an input file other than native_functions.yaml,
-#: as they are: a slice key holds the digest of every other file its unit reads
-#: (Note [Unit slices]), and a unit reads nothing of a file it does not list.
-#: Walking derivatives.yaml's ~700 entries was most of a whole-module slice's cost.
-_FROM_OTHER_FILES = frozenset({"tags", "derivatives", "deprecated"})
+#: The module fields a slice need not hold, because its key holds what decides them.
+#:
+#: * Those loaded from an input file other than native_functions.yaml, as they
+#:   are (tags, derivative entries, deprecated signatures): a slice key holds the
+#:   digest of every other file its unit reads (Note [Unit slices]), and a unit
+#:   reads nothing of a file it does not list.
+#: * The resolutions: the resolve pass makes each from its function alone,
+#:   under the run's options (Note [Functions keyed by their source] in
+#:   :mod:`schemac.ir.native`).
+#: * The autograd table: the late pass makes it from the functions, the
+#:   derivative entries and the formula helpers (an input file too), and a
+#:   unit reading it reads derivatives.yaml (else its unit key would miss an
+#:   edit there already).  Left out, the slice is also the same before the late
+#:   passes and after them, in either process of a split run.
+#:
+#: The groups stay: which functions form a family depends on their signatures,
+#: defaults included.  Walking the derivative entries and the table was most of
+#: a whole-module slice's cost (~30 -> ~15 ms a walk).
+_DETERMINED_ELSEWHERE = frozenset({"tags", "derivatives", "deprecated", "resolutions", "autograd"})
 
 
-def _fields(module: Module, *, late: bool) -> ModuleFields:
-    left_out = _FROM_OTHER_FILES if late else _FROM_OTHER_FILES | _LATE_FIELDS
+def _fields(module: Module) -> ModuleFields:
     return ModuleFields(
         tuple(
             getattr(module, field.name)
             for field in attrs.fields(Module)
-            if field.eq and field.name not in left_out
+            if field.eq and field.name not in _DETERMINED_ELSEWHERE
         )
     )
 

@@ -40,6 +40,7 @@ def emit_autograd(module: Module, profile: ReleaseProfile | None = None) -> Iter
     plans = _plans(module, policy, RunMemo())
     yield from _nodes(module, policy, plans, Fragments())
     yield from _kernels(module, policy, plans, Fragments())
+    yield from _factories(module)
 
 
 def _policy(profile: ReleaseProfile | None) -> AutogradPolicy:
@@ -57,7 +58,7 @@ def _nodes(
     plans: tuple[OperatorPlan, ...],
     fragments: Fragments,
 ) -> Iterator[GeneratedFile]:
-    """The backward nodes, ViewFuncs, TraceType and the factories, each yielded as
+    """The backward nodes, ViewFuncs and TraceType, each yielded as
     soon as it is rendered (a file reaches the stager and loses its text while the
     next renders, instead of every text waiting in a list: the largest part of
     ``-t autograd``'s peak memory).  Nodes and kernels are printed through
@@ -74,7 +75,6 @@ def _nodes(
         policy.shards("trace_type", TRACE_SHARDS),
         fragments,
     )
-    yield from factories_files(templates, module, sources, OUTPUT_DIR)
 
 
 def _kernels(
@@ -97,6 +97,16 @@ def _kernels(
     yield from inplace_or_view_files(templates, plans, sources, OUTPUT_DIR, fragments)
 
 
+def _factories(module: Module) -> Iterator[GeneratedFile]:
+    """``variable_factories.h``: a unit of its own, the only file of the target that
+    prints default values (so the others are keyed blind to them: Note [Keys blind
+    to an aspect] in :mod:`schemac.ir.slots`)."""
+    templates = Templates(TEMPLATES_PACKAGE)
+    yield from factories_files(
+        templates, module, module_sources(module, derivatives=True), OUTPUT_DIR
+    )
+
+
 def _paused_collector(files: Iterable[GeneratedFile]) -> Iterator[GeneratedFile]:
     """``files`` with the cyclic collector paused while they are made, restored after."""
     was_enabled = gc.isenabled()
@@ -115,7 +125,7 @@ def _paused_collector(files: Iterable[GeneratedFile]) -> Iterator[GeneratedFile]
 @attrs.frozen
 class AutogradBackend:
     name: str = "autograd"
-    description: str = "autograd C++: backward nodes, ViewFuncs, TraceType, factories"
+    description: str = "autograd C++: backward nodes, ViewFuncs, TraceType"
     targets: tuple[str, ...] = ("autograd",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
@@ -139,5 +149,16 @@ class AutogradKernelsBackend:
         return _paused_collector(_kernels(module, policy, plans, options.fragments))
 
 
+@attrs.frozen
+class AutogradFactoriesBackend:
+    name: str = "autograd-factories"
+    description: str = "autograd C++: variable_factories.h, the torch:: factory functions"
+    targets: tuple[str, ...] = ("autograd",)
+
+    def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
+        return _factories(module)
+
+
 BACKEND = AutogradBackend()
 KERNELS_BACKEND = AutogradKernelsBackend()
+FACTORIES_BACKEND = AutogradFactoriesBackend()

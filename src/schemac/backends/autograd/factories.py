@@ -20,6 +20,7 @@ from schemac.backends.aten.signatures.cpp_api import CppSignature, cpp_signature
 from schemac.backends.aten.signatures.naming import cpp_name
 from schemac.backends.host_text import Filling, splice
 from schemac.backends.output.files import GeneratedFile, Provenance
+from schemac.backends.registry import EmitOptions
 from schemac.backends.templating import Templates
 from schemac.ir.host import AUTOGRAD
 from schemac.ir.module import Module
@@ -66,6 +67,15 @@ def _wrapper(sig: CppSignature) -> FactoryWrapper:
 class FactoriesView:
     headers: tuple[str, ...]
     wrappers: tuple[FactoryWrapper, ...]
+
+
+def factories_slice(module: Module, options: EmitOptions) -> object:
+    """What ``variable_factories.h`` is made from (Note [Unit slices] in
+    :mod:`schemac.backends.reuse`): the factory functions (:func:`factories_view`
+    reads no other), the host's text of the header, and the banner's input paths
+    and release.  An edit of any other function skips the unit."""
+    factories = tuple(fn for fn in module.functions if is_factory(fn))
+    return (module.sources, module.release, module.host_templates, factories)
 
 
 def factories_view(module: Module) -> FactoriesView:
