@@ -194,6 +194,9 @@ class Recording:
         if digests is None:
             return {}
         self._previous, self._digests = previous, digests
+        stored = self._store()
+        if stored is not None:
+            stored.hash_base_soon()  # Note [The base hashed beside the passes]
         for target in targets:
             kept_units = {}
             for unit in _units_of(target):

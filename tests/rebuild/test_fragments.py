@@ -383,3 +383,43 @@ def test_a_compile_vouches_for_the_base_it_checked_and_a_changed_one_is_rebuilt(
     assert launcher.main(_argv(toy, out)) == 0
     assert len(RENDERS) == entries
     assert (out / "ATen" / "Declarations.yaml").read_bytes() == declared
+
+
+def test_a_base_hashed_in_a_thread_is_checked_as_a_read_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [The base hashed beside the passes]: the thread's digests stand in for
+    the reader's own only for the file they were taken of."""
+    out = tmp_path / "out"
+    out.mkdir()
+    segments = _fresh_store(out)
+    hashed = _hashes(monkeypatch)
+    early = StoredFragments(str(out), segments)
+    early.hash_base_soon()
+    assert early.get("t", "ctx-of-t", "k1") == "first\n"
+    assert hashed == [segments[0].size]  # once, by the thread
+    # Damaged before the thread ran: refused.
+    base = out / FRAGMENTS_NAME
+    data = base.read_bytes()
+    base.write_bytes(data.replace(b"first", b"First"))
+    damaged = StoredFragments(str(out), segments)
+    damaged.hash_base_soon()
+    assert damaged.get("t", "ctx-of-t", "k1") is None
+    # Damaged after the thread hashed the good bytes: the stat differs, so the
+    # reader hashes again and refuses it.
+    base.write_bytes(data)
+    late = StoredFragments(str(out), segments)
+    late.hash_base_soon()
+    assert late._prehash is not None and late._prehash.digests(_stat(base)) is not None
+    hashed.clear()  # the thread is done: from here on, only the reader hashes
+    base.write_bytes(data.replace(b"first", b"First"))
+    # (its mtime moved a second on: two writes within one clock tick may share it)
+    info = base.stat()
+    os.utime(base, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+    assert late.get("t", "ctx-of-t", "k1") is None
+    assert hashed == [segments[0].size]
+
+
+def _stat(path: Path) -> tuple[int, int, int, int]:
+    info = path.stat()
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
