@@ -177,6 +177,33 @@ def test_damaged_or_foreign_bytes_are_not_a_part(tmp_path: Path) -> None:
     assert unpickled_part(pickle.dumps(((Span("f", 1, 1, 1, 2),), ("k",)), protocol=5)) is None
 
 
+def test_a_recalled_schema_prints_as_written_without_walking(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Note [Schemas that print as written]: the text a parsed schema printed as
+    comes back with it, handed to ``remember_text`` (the one function of the IR
+    the unpickler calls)."""
+    from schemac.ir import schema as schema_module
+
+    native = tmp_path / "native_functions.yaml"
+    _small_file(native, [_entry(f"op{i}") for i in range(2)])
+    functions = _load(native, None, None).module.functions
+    texts = [f.func.remembered_text for f in functions]
+    assert all(texts)
+    data = pickled_part(functions)
+    assert data is not None
+
+    def walked(schema: object) -> str:
+        raise AssertionError("a recalled schema was printed from its parts")
+
+    monkeypatch.setattr(schema_module, "schema_text", walked)
+    back = unpickled_part(data)
+    assert back is not None and [str(f.func) for f in back] == texts
+    # A text of something else than the IR's schema function is refused as before.
+    planted = pickle.dumps((os.getcwd, ()), protocol=5)
+    assert unpickled_part(planted) is None
+
+
 def test_functions_without_source_keys_are_not_pickled() -> None:
     function = NativeFunction.__new__(NativeFunction)
     assert pickled_part([function]) is None

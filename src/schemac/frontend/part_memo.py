@@ -56,6 +56,7 @@ from schemac.digests import hex_of
 from schemac.frontend.yaml_parts import YamlPart
 from schemac.ir.derivatives import DerivativeEntry
 from schemac.ir.native import NativeFunction, set_loaded_key
+from schemac.ir.schema import FunctionSchema, remember_text
 from schemac.ir.slots import BLIND_ASPECTS
 
 T = TypeVar("T")
@@ -66,6 +67,9 @@ PART_FORMAT = "loaded-part 2"
 #: Globals a remembered part may name (module, qualified name), besides
 #: the classes of ``schemac.ir`` and ``schemac.diagnostics``.
 _BUILTINS = frozenset({("builtins", "frozenset"), ("builtins", "set"), ("builtins", "tuple")})
+#: The one function of the IR a loaded part may call: it gives an unpickled
+#: schema the text it printed as (Note [Schemas that print as written]).
+_SCHEMA_TEXT = ("schemac.ir.schema", "remember_text")
 _IR_PACKAGE = "schemac.ir."
 _SPANS_MODULE = "schemac.diagnostics"
 
@@ -218,7 +222,9 @@ class _Reducers(dict[type, Callable[[Any], _Reduced]]):
         if issubclass(cls, type):
             # A class (an enum's, whose metaclass is not ``type``): pickled by name.
             raise KeyError(cls)
-        if attrs.has(cls):
+        if cls is FunctionSchema:
+            reducer = _schema_reducer()
+        elif attrs.has(cls):
             reducer = _fields_reducer(cls)
         elif issubclass(cls, tuple) and hasattr(cls, "_fields"):
             # A named tuple (spans, ~28,000 of them): one call instead of
@@ -246,6 +252,26 @@ def _fields_reducer(cls: type) -> Callable[[Any], _Reduced] | None:
     return lambda value: (cls, read(value))
 
 
+def _schema_reducer() -> Callable[[Any], _Reduced] | None:
+    """A schema as its fields, and its printed text when it has one (Note [Schemas
+    that print as written] in :mod:`schemac.ir.schema`): a recalled schema then
+    prints without walking its arguments, as a parsed one does, in each process
+    that prints it (~3,700 schemas, ~20 ms a process on torch's files).  The
+    unpickler hands the text to :func:`~schemac.ir.schema.remember_text`."""
+    fields = _fields_reducer(FunctionSchema)
+    if fields is None:
+        return None
+
+    def reduce(schema: FunctionSchema) -> Any:
+        text = schema.remembered_text
+        if text is None:
+            return fields(schema)
+        cls, values = fields(schema)
+        return cls, values, text, None, None, remember_text
+
+    return reduce
+
+
 def _named_tuple_reduction(cls: type, value: tuple[Any, ...]) -> _Reduced:
     return cls, tuple(value)
 
@@ -261,7 +287,7 @@ class _IrUnpickler(pickle.Unpickler):
     """An unpickler that calls nothing but the IR's classes (and spans') and :data:`_BUILTINS`."""
 
     def find_class(self, module: str, name: str) -> object:
-        if (module, name) in _BUILTINS:
+        if (module, name) in _BUILTINS or (module, name) == _SCHEMA_TEXT:
             return super().find_class(module, name)
         if module.startswith(_IR_PACKAGE) or module == _SPANS_MODULE:
             found = super().find_class(module, name)

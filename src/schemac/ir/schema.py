@@ -289,6 +289,14 @@ class FunctionSchema(_SchemaViews):
             object.__setattr__(self, "_text", text)
             return text
 
+    @property
+    def remembered_text(self) -> str | None:
+        """The printed text if it is known already (parsed, or printed once), else None."""
+        try:
+            return self._text
+        except AttributeError:
+            return None
+
     # -- classification ------------------------------------------------------
     # is_out_fn and _kind are filled at construction (see
     # __attrs_post_init__): asked ~15,000 and ~4 times a schema.
