@@ -251,14 +251,20 @@ class Recording:
         last run made them from an equal slice in the same context (Note [Unit
         slices] in :mod:`schemac.backends.reuse`)."""
         self._slice_locals[unit] = local
+        kept = self._slice_kept(unit, local)
+        if kept is not None:
+            self._sliced.add(unit)
+        return kept
+
+    def slice_unchanged(self, unit: str, local: str) -> bool:
+        return self._slice_kept(unit, local) is not None
+
+    def _slice_kept(self, unit: str, local: str) -> Sequence[str] | None:
         previous = self._previous
         if previous is None or unit not in previous.slices:
             return None
         context = unit_key(self.key, unit, self._digests, _slice_unread(unit, self._sources))
-        kept = reusable_files(previous, self._out, unit, slice_key(context, local), sliced=True)
-        if kept is not None:
-            self._sliced.add(unit)
-        return kept
+        return reusable_files(previous, self._out, unit, slice_key(context, local), sliced=True)
 
     def fragment(self, unit: str, local: str) -> str | None:
         """:class:`~schemac.backends.reuse.FragmentStore`: the last runs' text for

@@ -206,8 +206,24 @@ def test_the_group_and_shim_slices_skip_what_an_ungrouped_operator_cannot_reach(
     assert contents(out) == contents(cold)
 
 
+@pytest.fixture
+def matched(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """One item per run of the derivative-matching pass (this process's)."""
+    from schemac.passes.derivatives import MatchDerivatives
+
+    runs: list[int] = []
+    original = MatchDerivatives.run
+
+    def run(self: MatchDerivatives, ctx: object, module: object) -> object:
+        runs.append(1)
+        return original(self, ctx, module)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MatchDerivatives, "run", run)
+    return runs
+
+
 def test_the_autograd_slices_skip_what_an_operator_without_autograd_kernels_cannot_reach(
-    yaml: Path, tmp_path: Path, asked: dict[str, bool]
+    yaml: Path, tmp_path: Path, asked: dict[str, bool], matched: list[int]
 ) -> None:
     # isclose has no derivatives.yaml entry and, being CompositeImplicitAutograd,
     # neither a VariableType nor an ADInplaceOrView kernel; its TraceType kernel
@@ -224,9 +240,13 @@ def test_the_autograd_slices_skip_what_an_operator_without_autograd_kernels_cann
 
     out = tmp_path / "out"
     assert launcher.main(argv(out)) == 0
+    assert matched == [1]
     asked.clear()
     _flip_isclose(yaml)
     assert launcher.main(argv(out)) == 0
+    # Every unit reading the autograd table is kept by its slice, which holds no
+    # late fact: the late passes did not run (Note [Late passes skipped]).
+    assert matched == [1]
     # The Python bindings print defaults and run; variable_factories.h does too,
     # but holds no isclose (its slice is the factory functions); the others are
     # keyed blind to defaults.
@@ -245,8 +265,22 @@ def test_the_autograd_slices_skip_what_an_operator_without_autograd_kernels_cann
     # names a kernel, so every unit is kept (each is keyed blind to kernel names).
     asked.clear()
     _edit(yaml, r"^    CompositeExplicitAutograd: (abs)$", "abs_schemac_edited")
+    matched.clear()
     assert launcher.main(argv(out)) == 0
     assert asked and all(asked.values()), asked
+    assert matched == []
     cold = tmp_path / "cold2"
+    assert launcher.main(argv(cold)) == 0
+    assert contents(out) == contents(cold)
+    # A formula edited: the units reading the table run, after the late passes.
+    derivatives = yaml / "derivatives.yaml"
+    text = derivatives.read_text()
+    derivatives.write_text(text.replace("self: grad * self.sgn()", "self: self.sgn() * grad", 1))
+    assert derivatives.read_text() != text
+    matched.clear()
+    asked.clear()
+    assert launcher.main(argv(out)) == 0
+    assert matched == [1] and asked["autograd/autograd"] is False
+    cold = tmp_path / "cold3"
     assert launcher.main(argv(cold)) == 0
     assert contents(out) == contents(cold)

@@ -21,7 +21,7 @@ from schemac.backends.cpp_names import check_cpp_names
 from schemac.backends.forked import ForkedCall, can_fork
 from schemac.backends.late_work import LateWork, run_late_inline, run_late_passes
 from schemac.backends.output.commit import CommitReport, commit, depfile_text, write_if_changed
-from schemac.backends.output.files import GeneratedFile, OutputSet
+from schemac.backends.output.files import GeneratedFile, OutputError, OutputSet
 from schemac.backends.output.journal import discard_leftovers, recover
 from schemac.backends.output.lock import output_lock
 from schemac.backends.output.preflight import check_inputs_kept
@@ -49,7 +49,7 @@ from schemac.backends.split import (
     plan_split,
     replay,
 )
-from schemac.diagnostics import Diagnostic, SchemacError
+from schemac.diagnostics import NO_SPAN, Diagnostic, SchemacError
 from schemac.ir.module import Module
 from schemac.profiles import ReleaseProfile, reference_profile
 
@@ -105,6 +105,9 @@ def emit_targets(
     here = _Emission(OutputSet(), on_file, reuse, profile, werror)
     if reuse is not None:
         units = here.keep_units(units, reuse.kept_units())
+    if late is not None and not here.late_facts_needed(module, units, late):
+        here.late_skipped = late.backends  # Note [Late passes skipped]
+        late = None
     plan = plan_split(units, late) if parallel and can_fork() else None
     if plan is None or not plan.late:
         if late is not None:
@@ -270,6 +273,7 @@ def _child_share(
         keep_all=True,
         fingerprints=parent.fingerprints,
     )
+    there.late_skipped = parent.late_skipped
     try:
         if plan.late and late is not None:
             try:
@@ -340,6 +344,9 @@ class _Emission:
         # parent's (Note [Digests shared with the child]).
         self.fingerprints = Fingerprints() if fingerprints is None else fingerprints
         self._memo = RunMemo()  # one module, one run: see RunMemo
+        #: The backends whose late facts were not made (Note [Late passes skipped]):
+        #: each of their units must be kept.
+        self.late_skipped: frozenset[str] = frozenset()
         #: The render functions of deferred files already checked (check_render).
         self._checked: set[Callable[[Any, Any], object]] = set()
         self._units: dict[tuple[str, str], str] = {}
@@ -415,9 +422,8 @@ class _Emission:
         self.fingerprints.release()
         self.fingerprints = Fingerprints()
 
-    def _emit(self, module: Module, unit: Unit) -> None:
-        log: list[Diagnostic] = []
-        options = EmitOptions(
+    def _options(self, unit: Unit, log: list[Diagnostic]) -> EmitOptions:
+        return EmitOptions(
             target=unit.target,
             memo=self._memo,
             profile=self.profile,
@@ -427,12 +433,61 @@ class _Emission:
                 self.reuse, fragment_unit(unit.target, unit.backend.name), self.fingerprints
             ),
         )
+
+    def late_facts_needed(self, module: Module, units: Sequence[Unit], late: LateWork) -> bool:
+        """Whether a unit of ``units`` that reads the late passes' facts may be emitted.
+
+        Note [Late passes skipped]
+        ~~~~~~~~~~~~~~~~~~~~~~~~~~
+        After an edit of a kernel name or a default value, every unit that reads
+        the autograd table is kept by its slice (Note [Keys blind to an aspect] in
+        :mod:`schemac.ir.slots`), yet ``match-derivatives`` ran first (~0.15 s of
+        the child's CPU on torch's files), only to make the table none of them
+        reads.  The slices of those units are the same before the late passes as
+        after them (``BackendEntry.slice_before_late``: the module's fields leave
+        the table out, which the functions and derivatives.yaml decide), so they
+        are asked first, without recording anything; when each would be kept,
+        the late passes are not run and the units are emitted (kept) with the
+        module as it is.  Their diagnostics are the last run's: a run with a
+        warning keeps no state, and what the pass reads of the functions that the
+        slices do not show (kernel names, default values) decides none of its
+        diagnostics: it matches entries to functions by name and signature, the
+        family keys that also make the groups the slices hold (defaults in
+        them), and the texts were compared when derivatives.yaml was loaded."""
+        reuse = self.reuse
+        if reuse is None:
+            return True
+        for unit in units:
+            if unit.backend.name not in late.backends:
+                continue
+            if not unit.backend.slice_before_late:
+                return True
+            name, local = self._slice_local(module, unit, self._options(unit, []))
+            if not reuse.slice_unchanged(name, local):
+                return True
+        return False
+
+    def _emit(self, module: Module, unit: Unit) -> None:
+        log: list[Diagnostic] = []
+        options = self._options(unit, log)
         if (
             self.reuse is not None
             and unit.backend.sliced
             and self._sliced_away(module, unit, options)
         ):
             return
+        if unit.backend.name in self.late_skipped:
+            # Note [Late passes skipped]: it was to be kept, and OUT changed since.
+            raise OutputError(
+                [
+                    Diagnostic(
+                        NO_SPAN,
+                        f"{fragment_unit(unit.target, unit.backend.name)}: files in the output"
+                        " directory changed while schemac ran",
+                        "run the compile again",
+                    )
+                ]
+            )
         try:
             for file in unit.backend.load().emit(module, options):
                 self.add(unit.backend.name, unit.target, file, unit.position)
@@ -445,17 +500,9 @@ class _Emission:
         """Whether OUT holds ``unit``'s files as made from an equal slice (Note
         [Unit slices] in :mod:`.reuse`); then they are kept and the call is not made."""
         reuse = self.reuse
-        slicer = unit.backend.load_slice()
-        if reuse is None or slicer is None:
+        if reuse is None or not unit.backend.sliced:
             return False
-        name = self._unit_name(unit.target, unit.backend.name)
-        if slicer not in self._checked:
-            check_slice(slicer, name)
-            self._checked.add(slicer)
-        sliced = slicer(module, options)
-        if unit.backend.blind_to:
-            sliced = Blind(unit.backend.blind_to, sliced)
-        local = self.fingerprints.key(["\x01slice", f"{len(name)}:{name}"], slicer, sliced)
+        name, local = self._slice_local(module, unit, options)
         paths = reuse.keep_slice(name, local)
         if paths is None:
             return False
@@ -464,6 +511,19 @@ class _Emission:
                 GeneratedFile(path, "", unit.target, backend=unit.backend.name), name, unit.position
             )
         return True
+
+    def _slice_local(self, module: Module, unit: Unit, options: EmitOptions) -> tuple[str, str]:
+        """The unit's name and the local key of its slice (Note [Unit slices])."""
+        slicer = unit.backend.load_slice()
+        assert slicer is not None, "a unit with a slice"
+        name = self._unit_name(unit.target, unit.backend.name)
+        if slicer not in self._checked:
+            check_slice(slicer, name)
+            self._checked.add(slicer)
+        sliced = slicer(module, options)
+        if unit.backend.blind_to:
+            sliced = Blind(unit.backend.blind_to, sliced)
+        return name, self.fingerprints.key(["\x01slice", f"{len(name)}:{name}"], slicer, sliced)
 
     def _unit_name(self, target: str, backend: str) -> str:
         unit = self._units.get((target, backend))

@@ -232,6 +232,15 @@ class BackendEntry:
         """Whether the unit has a slice (its own, or the whole module's)."""
         return bool(self.slice or self.blind_to)
 
+    @property
+    def slice_before_late(self) -> bool:
+        """Whether the unit has a slice that is the same before the late passes
+        as after them (it reads none of their facts), so that it may be asked
+        before they run (Note [Late passes skipped] in :mod:`.driver`)."""
+        if self.slice:
+            return self.slice in LATE_FREE_SLICES
+        return bool(self.blind_to)  # MODULE_SLICE leaves the autograd table out
+
     def load_slice(self) -> SliceFunction | None:
         """The function :attr:`slice` names, if any; for a unit blind to an
         aspect without one, :data:`MODULE_SLICE`."""
@@ -245,6 +254,8 @@ class BackendEntry:
 
 #: The slice of a unit blind to an aspect that reads the module as a whole.
 MODULE_SLICE = "schemac.backends.slices:module_fields"
+#: The slices of late units that read no late fact (``BackendEntry.slice_before_late``).
+LATE_FREE_SLICES = frozenset({"schemac.backends.autograd.factories:factories_slice"})
 
 #: ``slice(module, options) -> values``: see :attr:`BackendEntry.slice`.
 SliceFunction = Callable[[Module, EmitOptions], object]
@@ -374,7 +385,6 @@ BACKENDS: tuple[BackendEntry, ...] = (
         ("python",),
         (*_FUNCTIONS, "autograd-infos"),
         (*_YAML, "derivatives"),
-        slice="schemac.backends.slices:autograd_nodes_slice",
         blind_to="kernel-names+defaults",
     ),
     # The pieces of both (Note [Autograd pieces]) are keyed by the derivative

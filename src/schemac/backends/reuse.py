@@ -294,6 +294,11 @@ class FileReuse(FragmentStore, Protocol):
         remembered for the next run's state either way."""
         ...
 
+    def slice_unchanged(self, unit: str, local: str) -> bool:
+        """Whether :meth:`keep_slice` would keep ``unit``'s files now; records
+        nothing (Note [Late passes skipped] in :mod:`schemac.backends.driver`)."""
+        ...
+
     def before_fork(self) -> bool:
         """Read now what each process of a split would read on its own (the
         fragment store and its index), so that a child forked next inherits

@@ -140,22 +140,3 @@ def view_copy_slice(module: Module, options: EmitOptions) -> object:
     (each kernel's functions and the ``_copy`` twin's dispatch), and the
     banner reads the input path and the release."""
     return (module.sources.native_functions, module.release, grouped_members(module, options))
-
-
-def autograd_nodes_slice(module: Module, options: EmitOptions) -> object:
-    """What ``python_functions.h`` and its shards are made from
-    (:func:`~schemac.backends.python.autograd_nodes.node_views`): each node's
-    info, in the autograd table's order (its name, node, saved values, whether
-    it is exposed), and the function it was resolved against (its
-    conventions spell the saved values' C++ types), or None where the module
-    has none; which entries derivatives.yaml lists (that file stays in the
-    unit's key); the banner reads the input paths and the release.  The
-    infos are keyed by their source (Note [Infos keyed by their source]), so
-    after an edit of ``native_functions.yaml`` the slice costs a digest per
-    info and the unit is skipped unless a node's getters can change."""
-    find = module.find_function
-    nodes = tuple(
-        (info, find(info.operator)) for entry in module.autograd.functions for info in entry.infos
-    )
-    listed = tuple(str(entry.schema.name) for entry in module.derivatives)
-    return (module.sources, module.release, listed, nodes)
