@@ -105,13 +105,12 @@ def emit_targets(
     here = _Emission(OutputSet(), on_file, reuse, profile, werror)
     if reuse is not None:
         units = here.keep_units(units, reuse.kept_units())
-    if late is not None and not here.late_facts_needed(module, units, late):
-        here.late_skipped = late.backends  # Note [Late passes skipped]
-        late = None
     plan = plan_split(units, late) if parallel and can_fork() else None
     if plan is None or not plan.late:
-        if late is not None:
+        if late is not None and here.late_facts_needed(module, units, late):
             module = run_late_inline(module, late, timings)
+        elif late is not None:
+            here.late_skipped = late.backends  # Note [Late passes skipped]
         # The names every backend prints (in the child when it runs the late passes).
         check_cpp_names(module)
     if plan is None:
@@ -273,16 +272,18 @@ def _child_share(
         keep_all=True,
         fingerprints=parent.fingerprints,
     )
-    there.late_skipped = parent.late_skipped
     try:
         if plan.late and late is not None:
             try:
-                module, pass_timings, late_warnings = run_late_passes(module, late)
+                if there.late_facts_needed(module, plan.child_first, late):
+                    module, pass_timings, late_warnings = run_late_passes(module, late)
+                    there.timings.extend((f"{name} (split)", s) for name, s in pass_timings)
+                    there.warnings.extend((BEFORE_UNITS, w) for w in late_warnings)
+                else:
+                    there.late_skipped = late.backends  # Note [Late passes skipped]
                 check_cpp_names(module)
             except SchemacError as error:
                 return ShareResult(failure=Failure(BEFORE_UNITS, type(error), error.diagnostics))
-            there.timings.extend((f"{name} (split)", s) for name, s in pass_timings)
-            there.warnings.extend((BEFORE_UNITS, w) for w in late_warnings)
         failure = there.emit_all(
             module, units, suffix=" (split)", split=True, after=following(plan)
         )
@@ -446,9 +447,10 @@ class _Emission:
         reads.  The slices of those units are the same before the late passes as
         after them (``BackendEntry.slice_before_late``: the module's fields leave
         the table out, which the functions and derivatives.yaml decide), so they
-        are asked first, without recording anything; when each would be kept,
-        the late passes are not run and the units are emitted (kept) with the
-        module as it is.  Their diagnostics are the last run's: a run with a
+        are asked first, without recording anything, where the late passes would
+        run (the split's child, which also checks the C++ names there as before);
+        when each would be kept, the late passes are not run and the units are
+        emitted (kept) with the module as it is.  Their diagnostics are the last run's: a run with a
         warning keeps no state, and what the pass reads of the functions that the
         slices do not show (kernel names, default values) decides none of its
         diagnostics: it matches entries to functions by name and signature, the
