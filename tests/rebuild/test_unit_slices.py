@@ -284,3 +284,35 @@ def test_the_autograd_slices_skip_what_an_operator_without_autograd_kernels_cann
     cold = tmp_path / "cold3"
     assert launcher.main(argv(cold)) == 0
     assert contents(out) == contents(cold)
+
+
+def test_a_slice_does_not_hold_what_the_run_s_targets_decide_to_compute(
+    yaml: Path, tmp_path: Path, asked: dict[str, bool], matched: list[int]
+) -> None:
+    # After an edit of derivatives.yaml alone, only the autograd units run, and the
+    # passes making the variant families (which the headers need) do not: a slice
+    # holding the families would differ from the next run's for nothing, and a
+    # kernel renamed next would run the autograd units and their late passes.
+    paths = torch_yaml_paths()
+    shutil.copy(paths.derivatives, yaml / "derivatives.yaml")
+    words = [str(yaml / "native_functions.yaml"), "--tags", str(yaml / "tags.yaml")]
+    words += ["--derivatives", str(yaml / "derivatives.yaml")]
+
+    def argv(out: Path) -> list[str]:
+        return ["compile", *words, "-t", "autograd,headers", "-o", str(out), "-j", "1"]
+
+    out = tmp_path / "out"
+    assert launcher.main(argv(out)) == 0
+    derivatives = yaml / "derivatives.yaml"
+    text = derivatives.read_text()
+    derivatives.write_text(text.replace("self: grad * self.sgn()", "self: self.sgn() * grad", 1))
+    assert launcher.main(argv(out)) == 0
+    asked.clear()
+    matched.clear()
+    _edit(yaml, r"^    CompositeExplicitAutograd: (abs)$", "abs_schemac_edited")
+    assert launcher.main(argv(out)) == 0
+    assert all(kept for unit, kept in asked.items() if unit.startswith("autograd/")), asked
+    assert matched == []
+    cold = tmp_path / "cold"
+    assert launcher.main(argv(cold)) == 0
+    assert contents(out) == contents(cold)

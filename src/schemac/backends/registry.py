@@ -211,7 +211,7 @@ class BackendEntry:
     slice: str = ""
     #: The aspect of the entries (:data:`~schemac.ir.slots.BLIND_ASPECTS`) that
     #: none of the unit's files depends on: its slice, or without one the whole
-    #: module (:data:`MODULE_SLICE`), is keyed blind to it (Note [Keys
+    #: module (:attr:`module_slice`), is keyed blind to it (Note [Keys
     #: blind to an aspect] in :mod:`schemac.ir.slots`), so an edit of only that
     #: aspect skips the call.  ``tests/rebuild/test_blind_units.py`` checks
     #: each claim on torch's YAML.  Empty: none.
@@ -241,10 +241,18 @@ class BackendEntry:
             return self.slice in LATE_FREE_SLICES
         return bool(self.blind_to)  # MODULE_SLICE leaves the autograd table out
 
+    @property
+    def module_slice(self) -> str:
+        """The slice of a unit blind to an aspect without one of its own: the
+        module's fields, with its groups if the unit reads them."""
+        if {"groups", "view-groups"} & set(self.requires):
+            return MODULE_WITH_GROUPS_SLICE
+        return MODULE_SLICE
+
     def load_slice(self) -> SliceFunction | None:
         """The function :attr:`slice` names, if any; for a unit blind to an
-        aspect without one, :data:`MODULE_SLICE`."""
-        location = self.slice or (MODULE_SLICE if self.blind_to else "")
+        aspect without one, :attr:`module_slice`."""
+        location = self.slice or (self.module_slice if self.blind_to else "")
         if not location:
             return None
         module_name, _, attribute = location.partition(":")
@@ -252,8 +260,10 @@ class BackendEntry:
         return function
 
 
-#: The slice of a unit blind to an aspect that reads the module as a whole.
+#: The slices of a unit blind to an aspect that reads the module as a whole
+#: (``BackendEntry.module_slice``).
 MODULE_SLICE = "schemac.backends.slices:module_fields"
+MODULE_WITH_GROUPS_SLICE = "schemac.backends.slices:module_fields_with_groups"
 #: The slices of late units that read no late fact (``BackendEntry.slice_before_late``).
 LATE_FREE_SLICES = frozenset({"schemac.backends.autograd.factories:factories_slice"})
 

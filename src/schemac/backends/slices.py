@@ -35,12 +35,29 @@ class GroupedMembers:
 def module_fields(module: Module, options: EmitOptions) -> object:
     """The module: the slice of a unit blind to an aspect of the entries
     (``BackendEntry.blind_to``; Note [Keys blind to an aspect] in
-    :mod:`schemac.ir.slots`) without a slice of its own.  Every field an emit
-    call can read is in it but those the others determine (see
+    :mod:`schemac.ir.slots`) without a slice of its own, that reads neither
+    the variant families nor the view groups.  Every field an emit call can
+    read is in it but those the others determine (see
     :data:`_DETERMINED_ELSEWHERE`), so the unit's claim of blindness is all it
     rests on.  Made once per run and process."""
-    made = options.memo.get("module-fields", lambda: _Made(module, _fields(module)))
-    return made.members if made.module is module else _fields(module)
+    return _memoised(module, options, groups=False)
+
+
+def module_fields_with_groups(module: Module, options: EmitOptions) -> object:
+    """:func:`module_fields` with the variant families and view groups, for a
+    unit that reads them (its ``requires`` names ``groups`` or ``view-groups``).
+
+    The groups are kept apart because the passes making them run only when a
+    unit still to emit requires them: after an edit of derivatives.yaml alone,
+    the module of the units left has none, and a slice holding them would
+    differ from the next run's for nothing."""
+    return _memoised(module, options, groups=True)
+
+
+def _memoised(module: Module, options: EmitOptions, *, groups: bool) -> ModuleFields:
+    name = "module-fields-with-groups" if groups else "module-fields"
+    made = options.memo.get(name, lambda: _Made(module, _fields(module, groups=groups)))
+    return made.members if made.module is module else _fields(module, groups=groups)
 
 
 @attrs.frozen(eq=False)
@@ -69,18 +86,21 @@ class ModuleFields:
 #:   edit there already).  Left out, the slice is also the same before the late
 #:   passes and after them, in either process of a split run.
 #:
-#: The groups stay: which functions form a family depends on their signatures,
-#: defaults included.  Walking the derivative entries and the table was most of
-#: a whole-module slice's cost (~30 -> ~15 ms a walk).
+#: Walking the derivative entries and the table was most of a whole-module
+#: slice's cost (~30 -> ~13 ms a walk).
 _DETERMINED_ELSEWHERE = frozenset({"tags", "derivatives", "deprecated", "resolutions", "autograd"})
+#: The groups, held only by :func:`module_fields_with_groups`: which functions
+#: form a family depends on their signatures, defaults included.
+_GROUP_FIELDS = frozenset({"grouped_functions", "grouped_views"})
 
 
-def _fields(module: Module) -> ModuleFields:
+def _fields(module: Module, *, groups: bool) -> ModuleFields:
+    left_out = _DETERMINED_ELSEWHERE if groups else _DETERMINED_ELSEWHERE | _GROUP_FIELDS
     return ModuleFields(
         tuple(
             getattr(module, field.name)
             for field in attrs.fields(Module)
-            if field.eq and field.name not in _DETERMINED_ELSEWHERE
+            if field.eq and field.name not in left_out
         )
     )
 
