@@ -168,3 +168,18 @@ def test_an_interrupted_save_leaves_nothing_beside_out(
         store.save()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
     assert list(out.iterdir()) == []
+
+
+def test_a_save_killed_midway_is_swept_by_the_next_compile(
+    tmp_path: Path, compiled_toy: tuple[Path, Path, list[str]]
+) -> None:
+    # kill -9 runs no `finally`: what a killed save left beside OUT is one of
+    # schemac's leftovers (backends/output/lock.py), removed by the next compile.
+    toy, out, argv = compiled_toy
+    left = out.with_name(f".{out.name}{PARTS_NAME}-99999")
+    left.write_bytes(b"schemac-parts 3 half a file")
+    native = toy / "native_functions.yaml"
+    native.write_text(native.read_text() + "# an edit\n")
+    assert launcher.main(argv) == 0
+    assert not left.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "toy"]

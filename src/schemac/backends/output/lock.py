@@ -16,7 +16,10 @@ so a rename between them and OUT never crosses a file system:
   a killed compile is removed by the next;
 * ``.OUT.schemac-fragments-XXXXXXXX``: the fragments a running compile
   records (:mod:`schemac.rebuild.fragments`), renamed into OUT just before
-  the state is written; likewise removed when a killed compile left one.
+  the state is written; likewise removed when a killed compile left one;
+* ``.OUT.schemac-parts-PID``: the loaded parts being saved after the commit
+  (:mod:`schemac.rebuild.loaded_parts`), renamed into OUT when complete;
+  one left by a compile killed (``kill -9``) while saving is removed by the next.
 
 Note [One writer per OUT]: the lock is an ``flock`` on the lock file, taken
 before staging starts and held until the depfile is written.  A second
@@ -88,12 +91,13 @@ class OutPlaces:
             os.close(handle)
 
     def leftover_records(self) -> list[str]:
-        """No-op records and fragment files of compiles killed while writing them."""
+        """No-op records, fragment files and loaded parts of compiles killed while
+        writing them."""
         try:
             names = self._names_beside()
         except OSError:
             return []
-        starts = (f"{self.prefix}state-", f"{self.prefix}fragments-")
+        starts = (f"{self.prefix}state-", f"{self.prefix}fragments-", f"{self.prefix}parts-")
         return [
             os.path.join(self.parent, name)
             for name in sorted(names)
