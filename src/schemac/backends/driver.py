@@ -450,12 +450,13 @@ class _Emission:
         are asked first, without recording anything, where the late passes would
         run (the split's child, which also checks the C++ names there as before);
         when each would be kept, the late passes are not run and the units are
-        emitted (kept) with the module as it is.  Their diagnostics are the last run's: a run with a
-        warning keeps no state, and what the pass reads of the functions that the
-        slices do not show (kernel names, default values) decides none of its
-        diagnostics: it matches entries to functions by name and signature, the
-        family keys that also make the groups the slices hold (defaults in
-        them), and the texts were compared when derivatives.yaml was loaded."""
+        emitted (kept) with the module as it is.  Their diagnostics are the last
+        run's: a run with a warning keeps no state, and what the pass reads of
+        the functions that the slices do not show (kernel names, default values)
+        decides none of its diagnostics: it matches entries to functions by name
+        and signature (the slices hold which functions share one:
+        ``slices._signature_classes``), and the texts were compared when
+        derivatives.yaml was loaded."""
         reuse = self.reuse
         if reuse is None:
             return True

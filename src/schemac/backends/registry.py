@@ -239,7 +239,7 @@ class BackendEntry:
         before they run (Note [Late passes skipped] in :mod:`.driver`)."""
         if self.slice:
             return self.slice in LATE_FREE_SLICES
-        return bool(self.blind_to)  # MODULE_SLICE leaves the autograd table out
+        return bool(self.blind_to)  # the module slices leave the autograd table out
 
     @property
     def module_slice(self) -> str:

@@ -15,7 +15,7 @@ pointing at the offending part of the schema.
 from __future__ import annotations
 
 import enum
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 
 import attrs
 
@@ -67,8 +67,12 @@ class Argument:
         return self.annotation is not None and self.annotation.is_write
 
     def __str__(self) -> str:
+        return self.text(self.default)
+
+    def text(self, default: str | None) -> str:
+        """The argument as a schema spells it, with ``default`` as its default."""
         text = f"{_annotated_type_text(self.type, self.annotation)} {self.name}"
-        return f"{text}={self.default}" if self.default is not None else text
+        return f"{text}={default}" if default is not None else text
 
 
 @attrs.frozen(cache_hash=True)
@@ -230,10 +234,14 @@ class Arguments(_ArgumentsViews):
         return iter(self.flat_all)
 
     def __str__(self) -> str:
-        items = [str(a) for a in self.positional]
+        return self.text(str)
+
+    def text(self, spell: Callable[[Argument], str]) -> str:
+        """The list as a schema spells it, each argument spelt by ``spell``."""
+        items = [spell(a) for a in self.positional]
         if self.kwarg_only or self.out:
             items.append("*")
-        items.extend(str(a) for a in self.kwarg_only + self.out)
+        items.extend(spell(a) for a in self.kwarg_only + self.out)
         return ", ".join(items)
 
 
@@ -414,17 +422,12 @@ def schema_text_blind_to_defaults(schema: FunctionSchema) -> str:
     schemas only if they differ in nothing but default values (whether an
     argument has a default still shows).  Note [Keys blind to an aspect] in
     :mod:`schemac.ir.slots`."""
-    args = schema.arguments
-    items = [_blind_argument_text(a) for a in args.positional]
-    if args.kwarg_only or args.out:
-        items.append("*")
-    items.extend(_blind_argument_text(a) for a in args.kwarg_only + args.out)
-    return f"{schema.name}({', '.join(items)}) -> {returns_text(schema.returns)}"
+    arguments = schema.arguments.text(_blind_argument_text)
+    return f"{schema.name}({arguments}) -> {returns_text(schema.returns)}"
 
 
 def _blind_argument_text(argument: Argument) -> str:
-    text = f"{_annotated_type_text(argument.type, argument.annotation)} {argument.name}"
-    return text if argument.default is None else text + "=?"
+    return argument.text(None if argument.default is None else "?")
 
 
 def returns_text(returns: tuple[Return, ...]) -> str:

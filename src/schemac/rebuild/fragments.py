@@ -317,15 +317,15 @@ class StoredFragments:
         # Note [A settled base goes unhashed]: the base the last record vouched
         # for, unchanged, is not hashed again.
         trusted = base and stat == trust.vouched
-        prehash = self._prehash if base and not trusted else None
-        known = None if prehash is None else prehash.digests(stat)
+        if not trusted:
+            prehash = self._prehash if base else None
+            known = None if prehash is None else prehash.digests(stat)
+            digests = known or _segment_digests(data, [s.size for s in segments])
+            if any(d != s.digest for d, s in zip(digests, segments, strict=True)):
+                return None
         start = 0
-        for index, segment in enumerate(segments):
+        for segment in segments:
             end = start + segment.size
-            if not trusted:
-                digest = known[index] if known else hex_of(memoryview(data)[start:end])
-                if digest != segment.digest:
-                    return None
             if not _index(data, start, end, offset, segment, tables):
                 return None
             start = end
@@ -334,6 +334,15 @@ class StoredFragments:
             if trusted or (settled is not None and max(stat[1], stat[2]) < settled):
                 self.base_stat = stat
         return data
+
+
+def _segment_digests(data: bytes | mmap.mmap, sizes: Sequence[int]) -> tuple[str, ...]:
+    """The digest of each of the consecutive segments of ``data`` of ``sizes``."""
+    digests, start = [], 0
+    for size in sizes:
+        digests.append(hex_of(memoryview(data)[start : start + size]))
+        start += size
+    return tuple(digests)
 
 
 class _Prehash:
@@ -356,13 +365,10 @@ class _Prehash:
                 if stat == self._vouched or not stat[0] >= size > 0:
                     return  # trusted, or refused: the reader hashes nothing
                 with mmap.mmap(stream.fileno(), size, access=mmap.ACCESS_READ) as data:
-                    digests, start = [], 0
-                    for part in self._sizes:
-                        digests.append(hex_of(memoryview(data)[start : start + part]))
-                        start += part
+                    digests = _segment_digests(data, self._sizes)
         except (OSError, ValueError):
             return
-        self._found = (stat, tuple(digests))
+        self._found = (stat, digests)
 
     def digests(self, stat: Stat) -> tuple[str, ...] | None:
         """The digests, once the thread is done, if they are of a file with ``stat``."""
