@@ -344,9 +344,6 @@ class Fingerprints:
         #: id -> the encoding of a remembered value; ``_pinned`` keeps each such
         #: value alive, so that its id is not reused while this object lives.
         self._memo: dict[int, str] = {}
-        #: id -> the source key of a remembered value that has one: the value's
-        #: own string (Note [Remembered encodings kept small]).
-        self._sourced: dict[int, str] = {}
         self._pinned: list[object] = []
         self._render_names: dict[Callable[[Any, Any], object], str] = {}
         self._encoders: dict[type, _Encode] = {
@@ -387,7 +384,6 @@ class Fingerprints:
         self._blind_fingerprints.clear()
         self._encoders.clear()
         self._memo.clear()
-        self._sourced.clear()
         self._pinned.clear()
 
     def of(self, value: object) -> str:
@@ -538,7 +534,6 @@ class Fingerprints:
         if declared is None and kind not in _REMEMBERED:
             return encode
         memo = self._memo
-        sourced = self._sourced
         pinned = self._pinned
 
         def remembered(value: object, out: list[str]) -> None:
@@ -551,24 +546,26 @@ class Fingerprints:
             out.append(found)
 
         # A value that may carry a source key is encoded as that key when it has
-        # one (Note [Functions keyed by their source] in ir/native.py).
+        # one (Note [Functions keyed by their source] in ir/native.py): its root
+        # and path as parts of their own, never joined (Note [Derived keys kept
+        # as a path] in ir/slots.py).  A path is "" or starts with "+", which no
+        # part that may follow does, so the parts still read back unambiguously.
         if not issubclass(kind, SourceKeyed):
             return remembered
 
-        blind = self._blind
+        slot = 0 if self._blind is None else self._blind + 1
 
         def by_source(value: Any, out: list[str]) -> None:
-            found = sourced.get(id(value))
-            if found is None:
-                source = value.source_key if blind is None else value.blind_key(blind)
-                if source is None:
-                    remembered(value, out)
-                    return
-                found = sourced[id(value)] = source
-                pinned.append(value)
+            parts = value.key_parts(slot)
+            if parts is None:
+                remembered(value, out)
+                return
+            root, path = parts
             # "@", not "#": a source key never equals a walked encoding's digest.
             out.append("\x01@")
-            out.append(found)
+            out.append(root)
+            if path:
+                out.append(path)
 
         return by_source
 
@@ -609,9 +606,10 @@ def _inner_digest(parts: list[str]) -> str:
     through the whole emission: as ``"\\x01#"`` and a 64-digit digest, or
     ``"\\x01@"`` and a copy of the value's source key, they were ~2.4 MiB at its
     peak.  A walked encoding's digest is only ever hashed again into a key, so
-    128 bits (32 digits) are enough; a source key is kept as the value's own
-    string and its marker appended as a part of its own.  Both change every
-    key, which the code digest in the run key does anyway.
+    128 bits (32 digits) are enough; a source key is not kept at all: its
+    marker, root and path are appended as parts of their own (Note [Derived
+    keys kept as a path] in :mod:`schemac.ir.slots`).  Both change every key,
+    which the code digest in the run key does anyway.
     """
     return inner_hex_of("\0".join(parts).encode("utf-8", "surrogatepass"))
 

@@ -76,45 +76,78 @@ class SourceKeyed(Views):
     its code; ``tests/rebuild/test_blind_units.py`` compiles torch's YAML with
     every kernel name and every default changed and checks that each unit
     claiming blindness to that aspect writes the same bytes.
+
+    Note [Derived keys kept as a path]
+    ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+    A derived key is its origin's key followed by each change that led to it
+    (:func:`derive_source_key`).  Spelled out, every resolution, tagged copy,
+    autogen'd variant and derivative info held its own copy of the origin's
+    source key and three blind keys, each with the changes appended: ~31,000
+    strings, 4 MiB of a ``-t headers`` run's heap at its peak.  So a value
+    holds its origin's keys as one shared tuple (its *roots*) and the changes
+    since as one string (its *path*), and the whole key is spelled only when
+    asked for; the fingerprints hash the two parts without joining them
+    (:meth:`SourceKeyed.key_parts`).
     """
 
-    __slots__ = ("_blind_keys", "_source_key")
-    _source_key: str
-    _blind_keys: tuple[str, ...]
+    __slots__ = ("_key_path", "_key_roots")
+    #: The origin's source key, then its blind keys (in BLIND_ASPECTS order) if it had them.
+    _key_roots: tuple[str, ...]
+    #: The changes since the origin, each ``+<length>:<change>``; "" for the origin itself.
+    _key_path: str
 
     @property
     def source_key(self) -> str | None:
         """The digest of what this value was made from, if a loader or pass said;
         None for a value made any other way."""
-        try:
-            return self._source_key
-        except AttributeError:
-            return None
+        return self._spelled(0)
 
     def blind_key(self, aspect: int) -> str | None:
         """The source key blind to ``BLIND_ASPECTS[aspect]``, if the value has one."""
-        try:
-            return self._blind_keys[aspect]
-        except AttributeError:
-            return None
+        return self._spelled(aspect + 1)
 
     @property
     def blind_keys(self) -> tuple[str, ...] | None:
         """Every blind key, in :data:`BLIND_ASPECTS` order, if the value has them."""
         try:
-            return self._blind_keys
+            roots = self._key_roots
         except AttributeError:
             return None
+        if len(roots) == 1:
+            return None
+        path = self._key_path
+        return tuple(root + path for root in roots[1:])
+
+    def key_parts(self, slot: int) -> tuple[str, str] | None:
+        """The root and path of key ``slot`` (0: the source key, ``1 + aspect``: a
+        blind key), whose concatenation is the key; None if the value has no such key."""
+        try:
+            roots = self._key_roots
+        except AttributeError:
+            return None
+        if slot >= len(roots):
+            return None
+        return roots[slot], self._key_path
+
+    def _spelled(self, slot: int) -> str | None:
+        parts = self.key_parts(slot)
+        if parts is None:
+            return None
+        root, path = parts
+        return root + path if path else root
 
 
 def set_source_key(value: SourceKeyed, key: str, blind: tuple[str, ...] | None = None) -> None:
     """Record that ``value`` is exactly what ``key`` says it was made from, and
     (``blind``, one per :data:`BLIND_ASPECTS`) what each blind key says."""
-    object.__setattr__(value, "_source_key", key)
-    if blind is not None:
-        if len(blind) != len(BLIND_ASPECTS):
-            raise ValueError(f"one blind key per aspect of {BLIND_ASPECTS}")
-        object.__setattr__(value, "_blind_keys", blind)
+    if blind is not None and len(blind) != len(BLIND_ASPECTS):
+        raise ValueError(f"one blind key per aspect of {BLIND_ASPECTS}")
+    _set_key(value, (key,) if blind is None else (key, *blind), "")
+
+
+def _set_key(value: SourceKeyed, roots: tuple[str, ...], path: str) -> None:
+    object.__setattr__(value, "_key_roots", roots)
+    object.__setattr__(value, "_key_path", path)
 
 
 def derive_source_key(old: SourceKeyed, new: SourceKeyed, change: str) -> None:
@@ -123,10 +156,8 @@ def derive_source_key(old: SourceKeyed, new: SourceKeyed, change: str) -> None:
     makes of ``old``, and nothing else.  Equal old keys and equal changes then
     still mean equal values; and equal old blind keys, values equal but for
     their aspect (Note [Keys blind to an aspect])."""
-    key = old.source_key
-    if key is not None:
-        suffix = f"+{len(change)}:{change}"
-        blind = old.blind_keys
-        set_source_key(
-            new, key + suffix, None if blind is None else tuple(k + suffix for k in blind)
-        )
+    try:
+        roots = old._key_roots
+    except AttributeError:
+        return
+    _set_key(new, roots, f"{old._key_path}+{len(change)}:{change}")
