@@ -7,13 +7,15 @@ emit call, and a unit it skips should not pay for importing its backend
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from collections.abc import Hashable
+from typing import Generic, TypeVar, cast
 
 import attrs
 
 from schemac.backends.registry import EmitOptions
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
+from schemac.ir.schema import view_twin_base
 
 
 @attrs.frozen(eq=False)
@@ -104,20 +106,30 @@ def _fields(module: Module, *, groups: bool) -> ModuleFields:
     return ModuleFields((*fields, _signature_classes(module)))
 
 
-def _signature_classes(module: Module) -> tuple[int, ...]:
+def _signature_classes(module: Module) -> tuple[tuple[int, int], ...]:
     """Which functions share a signature: for each, the position of the first
-    function with its family key.
+    function with its family key, and of the first with its family key after
+    a ``_copy`` twin's base name is mapped to its view's (:func:`view_twin_base`).
 
     A slice blind to defaults shows no default, but the passes relate functions
-    by signatures that hold them (variant families, the canonical function of
-    a derivatives.yaml entry, the view-copy twins): an edit of one variant's
-    default can part it from its family.  The relation, not the defaults, is
-    what such a unit depends on, and it is the same after an edit that keeps
-    every signature's partners (~2 ms for torch's functions)."""
+    by signatures that hold them: the variant families and the canonical
+    function of a derivatives.yaml entry by the family key, a view and its
+    ``_copy`` twin (which takes the view's formulas) by the mapped one.  An edit
+    of one function's default can part it from its partners.  The relations,
+    not the defaults, are what such a unit depends on, and they are the same
+    after an edit that keeps every signature's partners
+    (``tests/rebuild/test_family_parting_edit.py``; ~3 ms for torch's functions)."""
     first: dict[object, int] = {}
-    return tuple(
-        first.setdefault(f.func.family_key, index) for index, f in enumerate(module.functions)
-    )
+    twins: dict[object, int] = {}
+    classes = []
+    for index, f in enumerate(module.functions):
+        key = cast(tuple[Hashable, ...], f.func.family_key)
+        family = first.setdefault(key, index)
+        twin = view_twin_base(cast(str, key[0]))
+        if twin != key[0]:
+            key = (twin, *key[1:])
+        classes.append((family, twins.setdefault(key, index)))
+    return tuple(classes)
 
 
 def grouped_members(module: Module, options: EmitOptions) -> GroupedMembers:

@@ -412,6 +412,18 @@ def family_key(schema: FunctionSchema) -> Hashable:
     return (name.name.base, name.name.dunder, tuple(positional), kwargs, tuple(returns))
 
 
+def view_twin_base(base: str) -> str:
+    """The base name of the view a functional ``_copy`` twin pairs with, by name:
+    ``expand_copy`` with ``expand``, ``slice_scatter`` with ``slice_inverse``;
+    any other base name as it is.  Derivative matching and view grouping pair
+    a view with its twin by :func:`family_key` with the base name mapped so."""
+    if base.endswith("_copy"):
+        return base.replace("_copy", "")
+    if base.endswith("_scatter"):
+        return base.replace("scatter", "inverse")
+    return base
+
+
 def schema_text(schema: FunctionSchema) -> str:
     """The canonical text of ``schema``, printed from its parts (what ``str()`` gives)."""
     return f"{schema.name}({schema.arguments}) -> {returns_text(schema.returns)}"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import NamedTuple
 
-from schemac.ir.schema import FunctionSchema
+from schemac.ir.schema import FunctionSchema, view_twin_base
 from schemac.ir.types import Type
 
 #: The one argument name of the packed TensorOptions in C++ signatures.
@@ -38,7 +38,7 @@ def signature_key(
     name = schema.name
     base = name.name.base
     if strip_view_copy_name:
-        base = _view_copy_base(base)
+        base = view_twin_base(base)
     args = schema.arguments
     all_positional = args.positional
     positional: list[tuple[str, str, str | None]]
@@ -125,18 +125,8 @@ def view_copy_key(plain: FamilyKey) -> SignatureKey:
     """``signature_keys(schema).view_copy`` from the schema's family key ``plain``."""
     base = plain[0]
     if base.endswith("_copy") or base.endswith("_scatter"):
-        return (_view_copy_base(base), *plain[1:])
+        return (view_twin_base(base), *plain[1:])
     return plain
-
-
-def _view_copy_base(base: str) -> str:
-    # A view op and its copy twin pair up by name: ``expand_copy`` with
-    # ``expand``, ``slice_scatter`` with ``slice_inverse``.
-    if base.endswith("_copy"):
-        return base.replace("_copy", "")
-    if base.endswith("_scatter"):
-        return base.replace("scatter", "inverse")
-    return base
 
 
 def cpp_arguments(schema: FunctionSchema) -> tuple[tuple[str, Type | None], ...]:
