@@ -12,7 +12,6 @@ is read from the state each compile leaves in OUT.
 from __future__ import annotations
 
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,15 +19,11 @@ import pytest
 
 from out_trees import contents
 from schemac.backends.registry import BACKENDS
-from schemac.cli import main
-from schemac.frontend.torch_paths import torch_yaml_paths
 from schemac.ir.slots import BLIND_ASPECTS
-from schemac.rebuild.reuse import Previous
-from schemac.rebuild.state import STATE_NAME
+from torch_yaml_edits import compile_units, copy_torch_yaml
 
 pytestmark = pytest.mark.torch
 
-_NAMES = ("native_functions", "tags", "derivatives", "deprecated")
 
 #: A ``dispatch:`` table's line: ``    CPU, CUDA: kernel``.
 _DISPATCH_LINE = re.compile(r"^(    [A-Za-z][\w, ]*: )(\w+)$")
@@ -90,33 +85,11 @@ _CHANGES: dict[str, Callable[[str, str], str]] = {
 }
 
 
-def _compile(yaml_dir: Path, out: Path) -> dict[str, list[str]]:
-    """Compile ``-t all`` and return each unit's files, from the state."""
-    argv = ["compile", str(yaml_dir / "native_functions.yaml")]
-    for name in _NAMES[1:]:
-        argv += [f"--{name}", str(yaml_dir / f"{name}.yaml")]
-    assert main([*argv, "-t", "all", "-o", str(out)]) == 0
-    state = (out / STATE_NAME).read_text(encoding="utf-8", errors="surrogateescape")
-    return {unit: sorted(p for _, p in pairs) for unit, pairs in Previous(state).outputs.items()}
-
-
-def _copy(where: Path, change: Callable[[str, str], str] | None = None) -> Path:
-    where.mkdir()
-    paths = torch_yaml_paths()
-    for name in _NAMES:
-        source = Path(getattr(paths, name))
-        if change is None:
-            shutil.copy(source, where / f"{name}.yaml")
-        else:
-            (where / f"{name}.yaml").write_text(change(name, source.read_text()))
-    return where
-
-
 @pytest.fixture(scope="module")
 def as_written(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, list[str]]]:
     root = tmp_path_factory.mktemp("as-written")
     out = root / "out"
-    return out, _compile(_copy(root / "yaml"), out)
+    return out, compile_units(copy_torch_yaml(root / "yaml"), out)
 
 
 def _claims(aspect: str) -> list[str]:
@@ -139,7 +112,7 @@ def test_units_blind_to_an_aspect_write_the_same_bytes(
 ) -> None:
     out, units = as_written
     changed_out = tmp_path / "out"
-    changed_units = _compile(_copy(tmp_path / "yaml", _CHANGES[aspect]), changed_out)
+    changed_units = compile_units(copy_torch_yaml(tmp_path / "yaml", _CHANGES[aspect]), changed_out)
     before, after = contents(out), contents(changed_out)
     # The change reached the output: some unit that is not blind to it wrote other bytes.
     assert any(before.get(path) != data for path, data in after.items())

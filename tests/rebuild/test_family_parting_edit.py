@@ -27,29 +27,18 @@ cold compile of the edited files, with some file of a unit blind to defaults cha
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
 from out_trees import contents
-from schemac.backends.registry import BACKENDS
-from schemac.cli import main
-from schemac.frontend.torch_paths import torch_yaml_paths
-from schemac.rebuild.reuse import Previous
-from schemac.rebuild.state import STATE_NAME
+from torch_yaml_edits import compile_units, copy_torch_yaml, unit_of_file, units_blind_to
 
 pytestmark = pytest.mark.torch
 
-_NAMES = ("native_functions", "tags", "derivatives", "deprecated")
 #: The units whose files depend on no default value, by ``target/backend``.
-_BLIND_TO_DEFAULTS = frozenset(
-    f"{target}/{entry.name}"
-    for entry in BACKENDS
-    if "defaults" in entry.blind_to.split("+")
-    for target in entry.targets
-)
+_BLIND_TO_DEFAULTS = units_blind_to("defaults")
 
 
 class _Edit(NamedTuple):
@@ -101,25 +90,11 @@ def _func_line(text: str, function: str) -> str:
     return lines[0]
 
 
-def _compile(yaml_dir: Path, out: Path, targets: str) -> dict[str, str]:
-    """Compile ``targets`` into ``out``; each file's unit (``target/backend``), from the state."""
-    argv = ["compile", str(yaml_dir / "native_functions.yaml")]
-    for name in _NAMES[1:]:
-        argv += [f"--{name}", str(yaml_dir / f"{name}.yaml")]
-    assert main([*argv, "-t", targets, "-o", str(out)]) == 0
-    state = (out / STATE_NAME).read_text(encoding="utf-8", errors="surrogateescape")
-    return {path: unit for unit, pairs in Previous(state).outputs.items() for _, path in pairs}
-
-
 @pytest.mark.parametrize("edit", _EDITS)
 def test_one_variants_default_edited(edit: _Edit, tmp_path: Path) -> None:
-    yaml_dir = tmp_path / "yaml"
-    yaml_dir.mkdir()
-    paths = torch_yaml_paths()
-    for name in _NAMES:
-        shutil.copy(Path(getattr(paths, name)), yaml_dir / f"{name}.yaml")
+    yaml_dir = copy_torch_yaml(tmp_path / "yaml")
     out, cold_out = tmp_path / "out", tmp_path / "cold"
-    _compile(yaml_dir, out, edit.targets)
+    compile_units(yaml_dir, out, edit.targets)
     before = contents(out)
 
     native = yaml_dir / "native_functions.yaml"
@@ -132,8 +107,8 @@ def test_one_variants_default_edited(edit: _Edit, tmp_path: Path) -> None:
     for partner in edit.partners:
         assert edit.old in _func_line(edited, partner), partner
 
-    _compile(yaml_dir, out, edit.targets)
-    units = _compile(yaml_dir, cold_out, edit.targets)
+    compile_units(yaml_dir, out, edit.targets)
+    units = unit_of_file(compile_units(yaml_dir, cold_out, edit.targets))
     after, cold = contents(out), contents(cold_out)
     stale = sorted(path for path in after.keys() | cold.keys() if after.get(path) != cold.get(path))
     assert not stale, [(path, units.get(path)) for path in stale[:10]]

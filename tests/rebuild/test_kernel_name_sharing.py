@@ -13,51 +13,26 @@ blind to kernel names kept.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from out_trees import contents
-from schemac.backends.registry import BACKENDS
-from schemac.cli import main
-from schemac.frontend.torch_paths import torch_yaml_paths
-from schemac.rebuild.reuse import Previous
-from schemac.rebuild.state import STATE_NAME
+from torch_yaml_edits import compile_units, copy_torch_yaml, unit_of_file, units_blind_to
 
 pytestmark = pytest.mark.torch
 
-_NAMES = ("native_functions", "tags", "derivatives", "deprecated")
 #: The units whose files name no kernel, by ``target/backend``.
-_BLIND_TO_KERNEL_NAMES = frozenset(
-    f"{target}/{entry.name}"
-    for entry in BACKENDS
-    if "kernel-names" in entry.blind_to.split("+")
-    for target in entry.targets
-)
+_BLIND_TO_KERNEL_NAMES = units_blind_to("kernel-names")
 #: ``sub.out``'s dispatch line, and the same with ``mul.out``'s kernel.
 _LINE = "    CPU, CUDA: sub_out\n"
 _SHARED = "    CPU, CUDA: mul_out\n"
 
 
-def _compile(yaml_dir: Path, out: Path) -> dict[str, str]:
-    """Compile every target into ``out``; each file's unit (``target/backend``), from the state."""
-    argv = ["compile", str(yaml_dir / "native_functions.yaml")]
-    for name in _NAMES[1:]:
-        argv += [f"--{name}", str(yaml_dir / f"{name}.yaml")]
-    assert main([*argv, "-t", "all", "-o", str(out)]) == 0
-    state = (out / STATE_NAME).read_text(encoding="utf-8", errors="surrogateescape")
-    return {path: unit for unit, pairs in Previous(state).outputs.items() for _, path in pairs}
-
-
 def test_a_kernel_renamed_to_anothers_name(tmp_path: Path) -> None:
-    yaml_dir = tmp_path / "yaml"
-    yaml_dir.mkdir()
-    paths = torch_yaml_paths()
-    for name in _NAMES:
-        shutil.copy(Path(getattr(paths, name)), yaml_dir / f"{name}.yaml")
+    yaml_dir = copy_torch_yaml(tmp_path / "yaml")
     out, cold_out = tmp_path / "out", tmp_path / "cold"
-    _compile(yaml_dir, out)
+    compile_units(yaml_dir, out)
     before = contents(out)
 
     native = yaml_dir / "native_functions.yaml"
@@ -67,8 +42,8 @@ def test_a_kernel_renamed_to_anothers_name(tmp_path: Path) -> None:
     assert "    CPU, CUDA, MPS, MTIA: mul_out\n" in text, "mul.out's kernel moved"
     native.write_text(head + sub_out + tail.replace(_LINE, _SHARED, 1), encoding="utf-8")
 
-    _compile(yaml_dir, out)
-    units = _compile(yaml_dir, cold_out)
+    compile_units(yaml_dir, out)
+    units = unit_of_file(compile_units(yaml_dir, cold_out))
     after, cold = contents(out), contents(cold_out)
     stale = sorted(path for path in after.keys() | cold.keys() if after.get(path) != cold.get(path))
     assert not stale, [(path, units.get(path)) for path in stale[:10]]
