@@ -8,7 +8,7 @@ the include layout.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import attrs
 
@@ -118,6 +118,23 @@ def _paused_collector(files: Iterable[GeneratedFile]) -> Iterator[GeneratedFile]
             gc.enable()
 
 
+def _planned_files(
+    module: Module,
+    options: EmitOptions,
+    files: Callable[
+        [Module, AutogradPolicy, tuple[OperatorPlan, ...], Fragments], Iterable[GeneratedFile]
+    ],
+) -> Iterable[GeneratedFile]:
+    """``files`` (the nodes' or the kernels') made from the run's policy and plans.
+
+    Emission builds many small acyclic objects (views, strings): the cyclic
+    collector finds nothing to free and costs about a fifth of the time, so
+    it is paused, and restored as it was."""
+    policy = _policy(options.profile)
+    plans = _plans(module, policy, options.memo)
+    return _paused_collector(files(module, policy, plans, options.fragments))
+
+
 # Two backends of one target: split emission (Note [Split emission]) can make
 # ``-t autograd``'s files in two processes, each half about as costly as the other.
 
@@ -129,12 +146,7 @@ class AutogradBackend:
     targets: tuple[str, ...] = ("autograd",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        # Emission builds many small acyclic objects (views, strings): the
-        # cyclic collector finds nothing to free and costs about a fifth of
-        # the time, so it is paused, and restored as it was.
-        policy = _policy(options.profile)
-        plans = _plans(module, policy, options.memo)
-        return _paused_collector(_nodes(module, policy, plans, options.fragments))
+        return _planned_files(module, options, _nodes)
 
 
 @attrs.frozen
@@ -144,9 +156,7 @@ class AutogradKernelsBackend:
     targets: tuple[str, ...] = ("autograd",)
 
     def emit(self, module: Module, options: EmitOptions) -> Iterable[GeneratedFile]:
-        policy = _policy(options.profile)
-        plans = _plans(module, policy, options.memo)
-        return _paused_collector(_kernels(module, policy, plans, options.fragments))
+        return _planned_files(module, options, _kernels)
 
 
 @attrs.frozen

@@ -18,7 +18,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import attrs
 
@@ -103,23 +103,31 @@ def same_bytes(path: str, data: bytes) -> bool:
 
 def _same_bytes(path: str, data: bytes) -> os.stat_result | None:
     """The file's ``stat`` if it holds exactly ``data``; None if it does not."""
+    return _same_chunks(path, len(data), (data,))
+
+
+def _same_chunks(path: str, size: int, chunks: Iterable[bytes]) -> os.stat_result | None:
+    """The file's ``stat`` if it holds exactly ``chunks`` (``size`` bytes in all), read
+    and compared a chunk at a time; None if it does not, or there is no such file."""
     try:
         handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         return None
     try:
         info = os.fstat(handle)
-        if info.st_size != len(data):
+        if info.st_size != size:
             return None
-        chunks = []
-        remaining = len(data) + 1  # one byte more: a file that grew since fstat differs
-        while remaining > 0:
-            chunk = os.read(handle, remaining)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return info if b"".join(chunks) == data else None
+        for chunk in chunks:
+            got = os.read(handle, len(chunk))
+            while len(got) < len(chunk):
+                more = os.read(handle, len(chunk) - len(got))
+                if not more:
+                    return None
+                got += more
+            if got != chunk:
+                return None
+        # A file that grew since fstat differs.
+        return None if os.read(handle, 1) else info
     except IsADirectoryError:
         return None
     finally:
@@ -143,29 +151,7 @@ def same_text(path: str, text: str) -> bool:
 
 def _same_text(path: str, text: str) -> os.stat_result | None:
     """:func:`_same_bytes` for an ASCII ``text``, without encoding it whole."""
-    try:
-        handle = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-        return None
-    try:
-        info = os.fstat(handle)
-        if info.st_size != len(text):
-            return None
-        for chunk in _chunks(text):
-            got = os.read(handle, len(chunk))
-            while len(got) < len(chunk):
-                more = os.read(handle, len(chunk) - len(got))
-                if not more:
-                    return None
-                got += more
-            if got != chunk:
-                return None
-        # A file that grew since fstat differs.
-        return None if os.read(handle, 1) else info
-    except IsADirectoryError:
-        return None
-    finally:
-        os.close(handle)
+    return _same_chunks(path, len(text), _chunks(text))
 
 
 def _settled(info: os.stat_result) -> bool:
