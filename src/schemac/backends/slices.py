@@ -15,7 +15,7 @@ import attrs
 from schemac.backends.registry import EmitOptions
 from schemac.ir.groups import VariantGroup, ViewGroup
 from schemac.ir.module import Module
-from schemac.ir.schema import view_twin_base
+from schemac.ir.schema import view_twin_key
 
 
 @attrs.frozen(eq=False)
@@ -109,7 +109,7 @@ def _fields(module: Module, *, groups: bool) -> ModuleFields:
 def _signature_classes(module: Module) -> tuple[tuple[int, int], ...]:
     """Which functions share a signature: for each, the position of the first
     function with its family key, and of the first with its family key after
-    a ``_copy`` twin's base name is mapped to its view's (:func:`view_twin_base`).
+    a ``_copy`` twin's base name is mapped to its view's (:func:`view_twin_key`).
 
     A slice blind to defaults shows no default, but the passes relate functions
     by signatures that hold them: the variant families and the canonical
@@ -125,10 +125,7 @@ def _signature_classes(module: Module) -> tuple[tuple[int, int], ...]:
     for index, f in enumerate(module.functions):
         key = cast(tuple[Hashable, ...], f.func.family_key)
         family = first.setdefault(key, index)
-        twin = view_twin_base(cast(str, key[0]))
-        if twin != key[0]:
-            key = (twin, *key[1:])
-        classes.append((family, twins.setdefault(key, index)))
+        classes.append((family, twins.setdefault(view_twin_key(key), index)))
     return tuple(classes)
 
 

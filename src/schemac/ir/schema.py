@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Hashable, Iterator
+from typing import cast
 
 import attrs
 
@@ -416,12 +417,20 @@ def view_twin_base(base: str) -> str:
     """The base name of the view a functional ``_copy`` twin pairs with, by name:
     ``expand_copy`` with ``expand``, ``slice_scatter`` with ``slice_inverse``;
     any other base name as it is.  Derivative matching and view grouping pair
-    a view with its twin by :func:`family_key` with the base name mapped so."""
+    a view with its twin by :func:`view_twin_key`."""
     if base.endswith("_copy"):
         return base.replace("_copy", "")
     if base.endswith("_scatter"):
         return base.replace("scatter", "inverse")
     return base
+
+
+def view_twin_key(key: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
+    """A :func:`family_key` with its base name mapped by :func:`view_twin_base`:
+    equal for a view and its functional ``_copy`` twin."""
+    base = cast(str, key[0])
+    twin = view_twin_base(base)
+    return key if twin == base else (twin, *key[1:])
 
 
 def schema_text(schema: FunctionSchema) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import NamedTuple
 
-from schemac.ir.schema import FunctionSchema, view_twin_base
+from schemac.ir.schema import FunctionSchema, view_twin_base, view_twin_key
 from schemac.ir.types import Type
 
 #: The one argument name of the packed TensorOptions in C++ signatures.
@@ -123,10 +123,7 @@ def no_defaults_key(schema: FunctionSchema, plain: FamilyKey) -> SignatureKey:
 
 def view_copy_key(plain: FamilyKey) -> SignatureKey:
     """``signature_keys(schema).view_copy`` from the schema's family key ``plain``."""
-    base = plain[0]
-    if base.endswith("_copy") or base.endswith("_scatter"):
-        return (view_twin_base(base), *plain[1:])
-    return plain
+    return view_twin_key(plain)
 
 
 def cpp_arguments(schema: FunctionSchema) -> tuple[tuple[str, Type | None], ...]:
